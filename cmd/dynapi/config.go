@@ -1,0 +1,52 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Config is everything dynapi reads from flags and the environment. It is
+// the only place the environment is read.
+type Config struct {
+	Listen      string
+	DatabaseURL string
+	Schemas     string
+	Conversions string
+	DataDir     string
+	TLSCertFile string
+	TLSKeyFile  string
+}
+
+// parseConfig reads flags for cmd; each flag falls back to an environment
+// variable, then to its default.
+func parseConfig(cmd string, args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("dynapi "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	fs.StringVar(&c.Schemas, "schemas", env("DYNAPI_SCHEMAS", "./schemas"), "directory of API definition files (env DYNAPI_SCHEMAS)")
+	fs.StringVar(&c.Conversions, "conversions", env("DYNAPI_CONVERSIONS", "./conversions"), "directory of conversion rule files (env DYNAPI_CONVERSIONS)")
+	if cmd == "serve" {
+		fs.StringVar(&c.Listen, "listen", env("DYNAPI_LISTEN", "127.0.0.1:8080"), "address to serve on (env DYNAPI_LISTEN)")
+		fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private PostgreSQL in --data-dir (env DATABASE_URL)")
+		fs.StringVar(&c.DataDir, "data-dir", env("DYNAPI_DATA_DIR", "./.dynapi"), "where the private PostgreSQL keeps its data (env DYNAPI_DATA_DIR)")
+		fs.StringVar(&c.TLSCertFile, "tls-cert-file", env("DYNAPI_TLS_CERT_FILE", ""), "serve HTTPS with this certificate (env DYNAPI_TLS_CERT_FILE)")
+		fs.StringVar(&c.TLSKeyFile, "tls-key-file", env("DYNAPI_TLS_KEY_FILE", ""), "key of --tls-cert-file (env DYNAPI_TLS_KEY_FILE)")
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return c, fmt.Errorf("--tls-cert-file and --tls-key-file go together")
+	}
+	return c, nil
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// kubectl runs the real kubectl against a dynapi server, with no kubeconfig
+// and a private discovery cache.
+type kubectl struct {
+	t      *testing.T
+	server string
+	home   string
+}
+
+func (k kubectl) run(args ...string) string {
+	k.t.Helper()
+	out, err := k.exec(args...)
+	if err != nil {
+		k.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func (k kubectl) exec(args ...string) (string, error) {
+	args = append([]string{"--server=" + k.server, "--cache-dir=" + k.home + "/cache"}, args...)
+	cmd := exec.Command("kubectl", args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.home+"/none", "HOME="+k.home)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestKubectl(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
+	}
+	url, _ := startPostgres(t)
+	m := startMain(t, Config{DatabaseURL: url})
+	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}
+
+	steps := []struct {
+		args []string
+		want []string // substrings of the output
+	}{
+		{[]string{"api-versions"}, []string{"shop.example.com/v1", "shop.example.com/v1beta1", "labs.example.com/v1alpha1", "v1"}},
+		{[]string{"api-resources"}, []string{"widgets", "wg", "shop.example.com/v1", "Widget", "namespaces", "ns", "warehouses"}},
+		{[]string{"create", "namespace", "tour"}, []string{"namespace/tour created"}},
+		{[]string{"create", "-f", "testdata/kubectl/widget.yaml"}, []string{"widget.shop.example.com/hello created"}},
+		{[]string{"get", "widgets.shop.example.com", "-n", "tour"}, []string{"hello"}},
+		{[]string{"get", "wg", "hello", "-n", "tour", "-o", "yaml"}, []string{"color: green", "size: 3", "resourceVersion:", "uid:"}},
+		{[]string{"label", "wg", "hello", "-n", "tour", "tier=front"}, []string{"widget.shop.example.com/hello labeled"}},
+		{[]string{"get", "wg", "-n", "tour", "-l", "tier=front", "-o", "name"}, []string{"widget.shop.example.com/hello"}},
+		{[]string{"patch", "wg", "hello", "-n", "tour", "--type=merge", "-p", `{"spec":{"size":9}}`}, []string{"widget.shop.example.com/hello patched"}},
+		{[]string{"get", "wg", "hello", "-n", "tour", "-o", "jsonpath={.spec.size} {.metadata.labels.tier} {.metadata.generation}"}, []string{"9 front 2"}},
+		{[]string{"get", "namespaces"}, []string{"default", "tour"}},
+		{[]string{"delete", "wg", "hello", "-n", "tour"}, []string{`widget.shop.example.com "hello" deleted`}},
+		{[]string{"delete", "namespace", "tour"}, []string{`namespace "tour" deleted`}},
+	}
+	for _, s := range steps {
+		out := k.run(s.args...)
+		for _, w := range s.want {
+			if !strings.Contains(out, w) {
+				t.Fatalf("kubectl %s: output lacks %q:\n%s", strings.Join(s.args, " "), w, out)
+			}
+		}
+	}
+	out, err := k.exec("get", "wg", "hello", "-n", "tour")
+	if err == nil || !strings.Contains(out, "NotFound") && !strings.Contains(out, "not found") {
+		t.Fatalf("get after delete: %v\n%s", err, out)
+	}
+}

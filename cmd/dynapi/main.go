@@ -1,0 +1,57 @@
+// Command dynapi serves Kubernetes-style REST APIs declared as schema files.
+//
+//	dynapi [serve] [flags]   serve the APIs in --schemas (the default)
+//	dynapi check [flags]     load every definition, print each problem, exit 1 if any
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, errReported) && !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "dynapi:", err)
+		}
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// errReported is returned by a subcommand that has already told the user.
+var errReported = errors.New("reported")
+
+// run dispatches to a subcommand; it is main without the process around it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "check") {
+		cmd, args = args[0], args[1:]
+	}
+	cfg, err := parseConfig(cmd, args, os.Getenv, stderr)
+	if err != nil {
+		return err
+	}
+	if cmd == "check" {
+		return check(cfg, stdout)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	m := &Main{Config: cfg, Logger: logger}
+	if err := m.Run(ctx); err != nil {
+		return errors.Join(err, m.Close())
+	}
+	<-ctx.Done()
+	logger.Info("shutting down")
+	return m.Close()
+}

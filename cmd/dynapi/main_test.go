@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dynapi/dynapi/engine/pgserver"
+)
+
+// startPostgres gives a test its own throw-away PostgreSQL, or the one
+// TEST_DATABASE_URL names.
+func startPostgres(t *testing.T) (string, *pgserver.Server) {
+	t.Helper()
+	if url := os.Getenv("TEST_DATABASE_URL"); url != "" {
+		return url, nil
+	}
+	pg, err := pgserver.Start(context.Background(), pgserver.Options{Ephemeral: true})
+	if err != nil {
+		t.Fatalf("start PostgreSQL for the test: %v", err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+	return pg.URL(), pg
+}
+
+// startMain runs dynapi as `dynapi serve` would, on a free port.
+func startMain(t *testing.T, cfg Config) *Main {
+	t.Helper()
+	cfg.Listen = "127.0.0.1:0"
+	if cfg.Schemas == "" {
+		cfg.Schemas = "../../schemas"
+	}
+	m := &Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return m
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func TestReadyzFollowsTheDatabase(t *testing.T) {
+	if os.Getenv("TEST_DATABASE_URL") != "" {
+		t.Log("TEST_DATABASE_URL set: using a private server for this test, since it stops the database")
+	}
+	pg, err := pgserver.Start(context.Background(), pgserver.Options{Ephemeral: true})
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+	m := startMain(t, Config{DatabaseURL: pg.URL()})
+	base := "http://" + m.Addr()
+	if code, body := httpGet(t, base+"/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz = %d %s", code, body)
+	}
+	if err := pg.Stop(); err != nil {
+		t.Fatalf("stop PostgreSQL: %v", err)
+	}
+	if code, _ := httpGet(t, base+"/readyz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz with the database down = %d, want 503", code)
+	}
+	if code, _ := httpGet(t, base+"/livez"); code != http.StatusOK {
+		t.Fatalf("/livez with the database down = %d, want 200", code)
+	}
+}
+
+func TestPrivatePostgres(t *testing.T) {
+	dataDir := t.TempDir()
+	m := startMain(t, Config{DataDir: dataDir})
+	code, body := httpGet(t, "http://"+m.Addr()+"/api/v1/namespaces/default")
+	if code != http.StatusOK || !strings.Contains(body, `"name":"default"`) {
+		t.Fatalf("default namespace: %d %s", code, body)
+	}
+	if _, err := os.Stat(dataDir + "/pgdata/PG_VERSION"); err != nil {
+		t.Fatalf("private PostgreSQL not in --data-dir: %v", err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name    string
+		schemas string
+		wantErr bool
+		want    []string
+	}{
+		{"shipped definitions", "../../schemas", false, []string{"ok: 4 definition(s)"}},
+		{"broken definitions", "testdata/broken", true, []string{
+			"testdata/broken/syntax.yaml:", "testdata/broken/two-storage.yaml", "storage", "2 problem(s) found"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(context.Background(), []string{"check", "--schemas", tt.schemas}, &out, io.Discard)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("check error = %v, wantErr %v\n%s", err, tt.wantErr, out.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestConfigFromFlagsAndEnv(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": "postgres://env", "DYNAPI_LISTEN": "127.0.0.1:9999"}
+	cfg, err := parseConfig("serve", []string{"--schemas", "/s", "--database-url", "postgres://flag"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi"}
+	if cfg != want {
+		t.Fatalf("config = %+v, want %+v", cfg, want)
+	}
+	if _, err := parseConfig("serve", []string{"--tls-cert-file", "c"}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Fatal("a certificate without a key was accepted")
+	}
+}

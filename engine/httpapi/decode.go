@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// maxBodyBytes is kube-apiserver's limit on a request body (3 MiB).
+const maxBodyBytes = 3 << 20
+
+// readBody reads a create or update body as JSON, converting YAML.
+// Errors: RequestEntityTooLarge, UnsupportedMediaType, BadRequest.
+func readBody(r *http.Request) ([]byte, error) {
+	mediaType := contentType(r)
+	if mediaType != "application/json" && mediaType != "application/yaml" {
+		return nil, engine.Errorf(engine.CodeUnsupportedMediaType,
+			"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+	}
+	body, err := readLimited(r)
+	if err != nil {
+		return nil, err
+	}
+	if mediaType == "application/yaml" {
+		if body, err = yaml.YAMLToJSON(body); err != nil {
+			return nil, engine.Errorf(engine.CodeBadRequest, "error converting YAML to JSON: %v", err)
+		}
+	}
+	return compactJSON(body)
+}
+
+// readPatch reads a PATCH body and its patch type. Errors: as readBody.
+func readPatch(r *http.Request) (string, []byte, error) {
+	mediaType := contentType(r)
+	if mediaType != resource.MergePatch && mediaType != resource.JSONPatch {
+		return "", nil, engine.Errorf(engine.CodeUnsupportedMediaType,
+			"the body of the request was in an unknown format - accepted media types include: %s, %s", resource.JSONPatch, resource.MergePatch)
+	}
+	body, err := readLimited(r)
+	if err != nil {
+		return "", nil, err
+	}
+	body, err = compactJSON(body)
+	return mediaType, body, err
+}
+
+func contentType(r *http.Request) string {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return "application/json"
+	}
+	mediaType, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ct
+	}
+	return mediaType
+}
+
+func readLimited(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, engine.Errorf(engine.CodeRequestEntityTooLarge, "the request body is larger than %d bytes", maxBodyBytes)
+	}
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeBadRequest, "reading the request body: %v", err)
+	}
+	return body, nil
+}
+
+// compactJSON checks the body is well-formed JSON (gjson never checks) and
+// reports where it is not.
+func compactJSON(body []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, body); err != nil {
+		return nil, engine.Errorf(engine.CodeBadRequest, "the request body is not valid JSON: %v", err)
+	}
+	return buf.Bytes(), nil
+}

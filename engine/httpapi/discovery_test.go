@@ -1,0 +1,67 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestDiscovery(t *testing.T) {
+	s := newTestServer(t)
+	api := s.mustDo(http.StatusOK, http.MethodGet, "/api", "", "")
+	if api.get("kind").String() != "APIVersions" || api.get("versions").Raw != `["v1"]` {
+		t.Fatalf("/api: %s", api)
+	}
+
+	core := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1", "", "")
+	ns := core.get(`resources.#(name=="namespaces")`)
+	if core.get("groupVersion").String() != "v1" || ns.Get("kind").String() != "Namespace" || ns.Get("namespaced").Bool() ||
+		ns.Get("shortNames").Raw != `["ns"]` || ns.Get("singularName").String() != "namespace" {
+		t.Fatalf("/api/v1: %s", core)
+	}
+
+	groups := s.mustDo(http.StatusOK, http.MethodGet, "/apis", "", "")
+	if groups.get("kind").String() != "APIGroupList" || groups.get(`groups.#(name=="")`).Exists() {
+		t.Fatalf("/apis: %s", groups)
+	}
+	jsonEqual(t, []byte(groups.get("groups.#.name").Raw), `["labs.example.com","shop.example.com"]`)
+
+	shop := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com", "", "")
+	jsonEqual(t, shop.body, `{"kind":"APIGroup","apiVersion":"v1","name":"shop.example.com",
+		"versions":[{"groupVersion":"shop.example.com/v1","version":"v1"},{"groupVersion":"shop.example.com/v1beta1","version":"v1beta1"}],
+		"preferredVersion":{"groupVersion":"shop.example.com/v1","version":"v1"}}`)
+
+	list := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com/v1", "", "")
+	jsonEqual(t, []byte(list.get(`resources.#(name=="widgets")`).Raw), `{"name":"widgets","singularName":"widget","namespaced":true,
+		"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update"],"shortNames":["wg"],"categories":["all"]}`)
+	jsonEqual(t, []byte(list.get(`resources.#(name=="widgets/status")`).Raw), `{"name":"widgets/status","singularName":"","namespaced":true,
+		"kind":"Widget","verbs":["get","patch","update"]}`)
+	if wh := list.get(`resources.#(name=="warehouses")`); wh.Get("namespaced").Bool() {
+		t.Fatalf("warehouses namespaced: %s", wh.Raw)
+	}
+}
+
+func TestVersionsShareObjects(t *testing.T) {
+	s := newTestServer(t)
+	s.create(widgets, widget("shared", `{"size":5}`))
+	r := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com/v1beta1/namespaces/default/widgets/shared", "", "")
+	if r.get("apiVersion").String() != "shop.example.com/v1beta1" || r.get("spec.size").Int() != 5 {
+		t.Fatalf("v1beta1 read: %s", r)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	s := newTestServer(t)
+	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
+		if r := s.mustDo(http.StatusOK, http.MethodGet, p, "", ""); r.String() != "ok" {
+			t.Errorf("%s: %s", p, r)
+		}
+	}
+	s.store.Close()
+	r := s.do(http.MethodGet, "/readyz", "", "")
+	if r.code != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz with the database closed: %d %s", r.code, r)
+	}
+	if r := s.mustDo(http.StatusOK, http.MethodGet, "/livez", "", ""); r.String() != "ok" {
+		t.Fatalf("/livez: %s", r)
+	}
+}

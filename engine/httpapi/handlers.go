@@ -1,0 +1,156 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) {
+	obj, err := s.service.Get(r.Context(), req.target, req.name)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeObject(w, r, http.StatusOK, obj, nil)
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request) {
+	if r.URL.Query().Get("watch") == "true" || r.URL.Query().Get("watch") == "1" {
+		s.writeError(w, r, engine.Errorf(engine.CodeMethodNotAllowed, "watch is not served yet"))
+		return
+	}
+	f, err := negotiate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	opts, err := listOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	lw := newListWriter(w, f, req.target.APIVersion(), req.target.Resource.ListKind)
+	meta, err := s.service.List(r.Context(), req.target, opts, lw.add)
+	if err == nil {
+		err = lw.finish(meta)
+	}
+	if err != nil && !lw.flushed {
+		s.writeError(w, r, err)
+		return
+	}
+	if err != nil {
+		// Part of the list is on the wire: cut the connection so that the
+		// client sees a failure, not a short list.
+		s.logger.Error("list failed mid-stream", "path", r.URL.Path, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req request) {
+	body, opts, err := readWrite(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.service.Create(r.Context(), req.target, body, opts)
+	s.writeResult(w, r, http.StatusCreated, res, err)
+}
+
+func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req request) {
+	body, opts, err := readWrite(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	update := s.service.Update
+	if req.subresource == "status" {
+		update = s.service.UpdateStatus
+	}
+	res, err := update(r.Context(), req.target, req.name, body, opts)
+	s.writeResult(w, r, http.StatusOK, res, err)
+}
+
+func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request) {
+	opts, err := writeOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	patchType, patch, err := readPatch(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.service.Patch(r.Context(), req.target, req.name, patchType, patch, req.subresource == "status", opts)
+	s.writeResult(w, r, http.StatusOK, res, err)
+}
+
+func readWrite(r *http.Request) ([]byte, resource.WriteOptions, error) {
+	opts, err := writeOptions(r)
+	if err != nil {
+		return nil, opts, err
+	}
+	body, err := readBody(r)
+	return body, opts, err
+}
+
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, code int, res resource.Result, err error) {
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeObject(w, r, code, res.Object, res.Warnings)
+}
+
+// handleDelete answers 200 with the deleted object, or 202 with the object
+// marked for deletion while finalizers remain, as kube-apiserver does.
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req request) {
+	opts, err := deleteOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.service.Delete(r.Context(), req.target, req.name, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	code := http.StatusOK
+	if res.Pending {
+		code = http.StatusAccepted
+	}
+	s.writeObject(w, r, code, res.Object, nil)
+}
+
+// handleDeleteCollection answers with the list of deleted objects.
+func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, req request) {
+	f, err := negotiate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	lo, err := listOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	opts, err := deleteOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	deleted, err := s.service.DeleteCollection(r.Context(), req.target, lo, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	lw := newListWriter(w, f, req.target.APIVersion(), req.target.Resource.ListKind)
+	for _, obj := range deleted {
+		_ = lw.add(obj) // adding to a buffer until flushed; a write error surfaces in finish
+	}
+	if err := lw.finish(engine.ListMeta{}); err != nil {
+		s.logger.Warn("deletecollection response not sent", "err", err)
+	}
+}

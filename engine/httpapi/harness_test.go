@@ -1,0 +1,136 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/httpapi"
+	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// testServer is dynapi's HTTP API over a fresh database and the shipped schemas.
+type testServer struct {
+	t     *testing.T
+	url   string
+	store *postgres.Store
+}
+
+func newTestServer(t *testing.T) *testServer {
+	t.Helper()
+	ctx := context.Background()
+	store, err := postgres.Open(ctx, pgtest.Open(t))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(store.Close)
+	snap, problems := registry.Load(os.DirFS("../../schemas"))
+	if len(problems) > 0 {
+		t.Fatalf("shipped schemas have problems: %v", problems)
+	}
+	var snapshots atomic.Pointer[registry.Snapshot]
+	snapshots.Store(snap)
+	service := resource.New(store)
+	if err := service.EnsureNamespace(ctx, snap, "default"); err != nil {
+		t.Fatalf("create default namespace: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := httptest.NewServer(httpapi.New(service, &snapshots, store.Ping, logger))
+	t.Cleanup(srv.Close)
+	return &testServer{t: t, url: srv.URL, store: store}
+}
+
+// response is a decoded HTTP answer.
+type response struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+// get reads a gjson path from the body.
+func (r response) get(path string) gjson.Result { return gjson.GetBytes(r.body, path) }
+
+func (r response) String() string { return string(r.body) }
+
+// do sends one request. A non-empty contentType is set as Content-Type.
+func (s *testServer) do(method, path, contentType, body string, header ...string) response {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatalf("build request: %v", err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatalf("read response: %v", err)
+	}
+	return response{code: resp.StatusCode, header: resp.Header, body: out}
+}
+
+// mustDo sends a request and fails the test unless it answers want.
+func (s *testServer) mustDo(want int, method, path, contentType, body string, header ...string) response {
+	s.t.Helper()
+	r := s.do(method, path, contentType, body, header...)
+	if r.code != want {
+		s.t.Fatalf("%s %s: code %d, want %d: %s", method, path, r.code, want, r.body)
+	}
+	return r
+}
+
+// create POSTs a JSON object and requires 201.
+func (s *testServer) create(path string, obj string) response {
+	s.t.Helper()
+	return s.mustDo(http.StatusCreated, http.MethodPost, path, "application/json", obj)
+}
+
+// wantStatus checks that r is a Kubernetes Status error with code and reason.
+func wantStatus(t *testing.T, r response, code int, reason string) {
+	t.Helper()
+	if r.code != code || r.get("kind").String() != "Status" || r.get("reason").String() != reason ||
+		r.get("code").Int() != int64(code) || r.get("status").String() != "Failure" {
+		t.Fatalf("want Status %d %s, got %d: %s", code, reason, r.code, r.body)
+	}
+	if r.header.Get("Content-Type") != "application/json" {
+		t.Errorf("Status Content-Type = %q", r.header.Get("Content-Type"))
+	}
+}
+
+// jsonEqual compares two JSON documents semantically.
+func jsonEqual(t *testing.T, got []byte, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("got invalid JSON %s: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want invalid JSON %s: %v", want, err)
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	if !bytes.Equal(gb, wb) {
+		t.Fatalf("JSON differs:\n got  %s\n want %s", gb, wb)
+	}
+}

@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// flushBytes is how much of a list is buffered before it goes to the client.
+// Below it, a failure can still be answered with a Status.
+const flushBytes = 64 << 10
+
+// listWriter streams a list as JSON: items first, list metadata last (JSON
+// key order does not matter to clients), so that objects go to the socket as
+// PostgreSQL returns them instead of being held all at once.
+type listWriter struct {
+	w       http.ResponseWriter
+	format  format
+	buf     []byte
+	items   int
+	flushed bool
+}
+
+func newListWriter(w http.ResponseWriter, f format, apiVersion, listKind string) *listWriter {
+	lw := &listWriter{w: w, format: f}
+	lw.buf = append(lw.buf, `{"apiVersion":`...)
+	lw.buf = strconv.AppendQuote(lw.buf, apiVersion)
+	lw.buf = append(lw.buf, `,"kind":`...)
+	lw.buf = strconv.AppendQuote(lw.buf, listKind)
+	lw.buf = append(lw.buf, `,"items":[`...)
+	return lw
+}
+
+// add appends one object.
+func (lw *listWriter) add(obj []byte) error {
+	if lw.items > 0 {
+		lw.buf = append(lw.buf, ',')
+	}
+	lw.items++
+	lw.buf = append(lw.buf, obj...)
+	if lw.format == formatJSON && len(lw.buf) >= flushBytes {
+		return lw.flush()
+	}
+	return nil
+}
+
+func (lw *listWriter) flush() error {
+	if !lw.flushed {
+		lw.w.Header().Set("Content-Type", "application/json")
+		lw.w.WriteHeader(http.StatusOK)
+		lw.flushed = true
+	}
+	_, err := lw.w.Write(lw.buf)
+	lw.buf = lw.buf[:0]
+	return err
+}
+
+// finish writes the list metadata and whatever is still buffered.
+func (lw *listWriter) finish(m engine.ListMeta) error {
+	lw.buf = append(lw.buf, `],"metadata":`...)
+	lw.buf = append(lw.buf, listMetaJSON(m)...)
+	lw.buf = append(lw.buf, '}')
+	if lw.format == formatYAML {
+		out, err := yaml.JSONToYAML(lw.buf)
+		if err != nil {
+			return err
+		}
+		lw.w.Header().Set("Content-Type", "application/yaml")
+		_, err = lw.w.Write(out)
+		return err
+	}
+	return lw.flush()
+}
+
+type listMeta struct {
+	ResourceVersion    string `json:"resourceVersion"`
+	Continue           string `json:"continue,omitempty"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+}
+
+func listMetaJSON(m engine.ListMeta) []byte {
+	out, _ := json.Marshal(listMeta{ResourceVersion: strconv.FormatInt(m.ResourceVersion, 10),
+		Continue: m.Continue, RemainingItemCount: m.RemainingItemCount}) // a struct of strings and ints always encodes
+	return out
+}

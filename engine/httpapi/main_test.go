@@ -1,0 +1,9 @@
+package httpapi_test
+
+import (
+	"testing"
+
+	"github.com/dynapi/dynapi/engine/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -1,0 +1,76 @@
+// Package httpapi serves the Kubernetes REST surface over the resource
+// pipeline: fixed routes registered once, resources looked up per request in
+// the current registry snapshot, errors rendered as Kubernetes Status objects.
+// It is the only package that imports chi.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// Snapshots hands out the current registry snapshot; *atomic.Pointer[registry.Snapshot] is one.
+type Snapshots interface {
+	Load() *registry.Snapshot
+}
+
+// Server is the HTTP API. Build it with New.
+type Server struct {
+	service   *resource.Service
+	snapshots Snapshots
+	ready     func(context.Context) error
+	logger    *slog.Logger
+	router    chi.Router
+}
+
+// New returns a Server. ready reports whether the storage is reachable, for /readyz.
+func New(service *resource.Service, snapshots Snapshots, ready func(context.Context) error, logger *slog.Logger) *Server {
+	s := &Server{service: service, snapshots: snapshots, ready: ready, logger: logger, router: chi.NewRouter()}
+	s.routes()
+	return s
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// routes registers every route once; which resources exist is decided per
+// request against the snapshot, so a reload never touches the router.
+func (s *Server) routes() {
+	s.router.Use(s.recoverPanics)
+	s.router.Get("/healthz", s.handleLive)
+	s.router.Get("/livez", s.handleLive)
+	s.router.Get("/readyz", s.handleReady)
+	s.router.Get("/api", s.handleCoreVersions)
+	s.router.Get("/apis", s.handleGroupList)
+	s.router.Get("/apis/{group}", s.handleGroup)
+	s.router.Handle("/api/{version}", s.resourceHandler(false))
+	s.router.Handle("/api/{version}/*", s.resourceHandler(false))
+	s.router.Handle("/apis/{group}/{version}", s.resourceHandler(true))
+	s.router.Handle("/apis/{group}/{version}/*", s.resourceHandler(true))
+	s.router.NotFound(func(w http.ResponseWriter, r *http.Request) { s.writeError(w, r, errNotFoundPath) })
+	s.router.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { s.writeError(w, r, errMethodNotAllowed(r)) })
+}
+
+// recoverPanics turns a panic into a 500 Status instead of a dropped
+// connection, except for http.ErrAbortHandler, which aborts a response
+// already under way.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p)
+				s.writeError(w, r, errInternal)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

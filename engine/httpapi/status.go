@@ -1,0 +1,110 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// httpStatus is the one table from engine error codes to HTTP status codes.
+var httpStatus = map[engine.Code]int{
+	engine.CodeBadRequest:            http.StatusBadRequest,
+	engine.CodeNotFound:              http.StatusNotFound,
+	engine.CodeAlreadyExists:         http.StatusConflict,
+	engine.CodeConflict:              http.StatusConflict,
+	engine.CodeInvalid:               http.StatusUnprocessableEntity,
+	engine.CodeGone:                  http.StatusGone,
+	engine.CodeExpired:               http.StatusGone,
+	engine.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	engine.CodeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	engine.CodeNotAcceptable:         http.StatusNotAcceptable,
+	engine.CodeRequestEntityTooLarge: http.StatusRequestEntityTooLarge,
+	engine.CodeForbidden:             http.StatusForbidden,
+	engine.CodeUnauthorized:          http.StatusUnauthorized,
+	engine.CodeTimeout:               http.StatusGatewayTimeout,
+	engine.CodeTooManyRequests:       http.StatusTooManyRequests,
+	engine.CodeUnavailable:           http.StatusServiceUnavailable,
+	engine.CodeInternal:              http.StatusInternalServerError,
+}
+
+// status is metav1.Status on the wire.
+type status struct {
+	Kind       string         `json:"kind"`
+	APIVersion string         `json:"apiVersion"`
+	Metadata   struct{}       `json:"metadata"`
+	Status     string         `json:"status"`
+	Message    string         `json:"message,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
+	Details    *statusDetails `json:"details,omitempty"`
+	Code       int            `json:"code"`
+}
+
+type statusDetails struct {
+	Name              string        `json:"name,omitempty"`
+	Group             string        `json:"group,omitempty"`
+	Kind              string        `json:"kind,omitempty"`
+	UID               string        `json:"uid,omitempty"`
+	Causes            []statusCause `json:"causes,omitempty"`
+	RetryAfterSeconds int           `json:"retryAfterSeconds,omitempty"`
+}
+
+type statusCause struct {
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	Field   string `json:"field,omitempty"`
+}
+
+var (
+	errNotFoundPath = &engine.Error{Code: engine.CodeNotFound, Message: "the server could not find the requested resource"}
+	errInternal     = &engine.Error{Code: engine.CodeInternal, Message: "Internal error occurred: internal error"}
+)
+
+func errMethodNotAllowed(r *http.Request) *engine.Error {
+	return engine.Errorf(engine.CodeMethodNotAllowed, "the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)
+}
+
+// writeError renders err as a Status. Errors that are not *engine.Error are
+// logged and shown as an internal error: their text may leak internals.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *engine.Error
+	if !errors.As(err, &e) {
+		s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = errInternal
+	}
+	st := statusFor(e)
+	if e.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
+	}
+	writeJSON(w, st.Code, st)
+}
+
+func statusFor(e *engine.Error) status {
+	code, ok := httpStatus[e.Code]
+	if !ok {
+		code = http.StatusInternalServerError
+	}
+	st := status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: e.Message, Reason: string(e.Code), Code: code}
+	if e.Name != "" || e.Group != "" || e.Kind != "" || len(e.Causes) > 0 || e.RetryAfterSeconds > 0 {
+		st.Details = &statusDetails{Name: e.Name, Group: e.Group, Kind: e.Kind, RetryAfterSeconds: e.RetryAfterSeconds}
+		for _, c := range e.Causes {
+			st.Details.Causes = append(st.Details.Causes, statusCause{Reason: c.Type, Message: c.Message, Field: c.Path})
+		}
+	}
+	return st
+}
+
+// writeJSON writes v as a JSON response. Encoding our own wire structs cannot
+// fail, so a failure is a programming error worth a panic.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encode %T: %v", v, err))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}

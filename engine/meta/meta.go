@@ -1,0 +1,78 @@
+// Package meta reads, validates and writes an object's metadata the way
+// kube-apiserver does for every kind. It decodes only metadata (small) into
+// metav1.ObjectMeta so that Kubernetes' own validation rules and messages
+// apply; the rest of the object stays as bytes.
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// Parse decodes obj's metadata. Fields ObjectMeta does not know are dropped,
+// as kube-apiserver drops them. Errors: BadRequest for metadata of the wrong shape.
+func Parse(obj []byte) (*metav1.ObjectMeta, error) {
+	m := &metav1.ObjectMeta{}
+	raw := gjson.GetBytes(obj, "metadata")
+	if !raw.Exists() || raw.Type == gjson.Null {
+		return m, nil
+	}
+	if !raw.IsObject() {
+		return nil, engine.Errorf(engine.CodeBadRequest, "metadata must be an object")
+	}
+	if err := json.Unmarshal([]byte(raw.Raw), m); err != nil {
+		return nil, engine.Errorf(engine.CodeBadRequest, "unable to decode metadata: %v", err)
+	}
+	return m, nil
+}
+
+// Set writes m as obj's metadata.
+func Set(obj []byte, m *metav1.ObjectMeta) ([]byte, error) {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode metadata: %w", err)
+	}
+	out, err := sjson.SetRawBytes(obj, "metadata", raw)
+	if err != nil {
+		return nil, fmt.Errorf("set metadata: %w", err)
+	}
+	return out, nil
+}
+
+// NameRule validates object names: namespaces need a DNS label, every other
+// kind a DNS subdomain, as kube-apiserver requires for custom resources.
+func NameRule(isNamespace bool) apivalidation.ValidateNameFunc {
+	if isNamespace {
+		return apivalidation.ValidateNamespaceName
+	}
+	return apivalidation.NameIsDNSSubdomain
+}
+
+// ValidateCreate checks metadata of an object about to be created.
+func ValidateCreate(m *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) []engine.FieldError {
+	return fieldErrors(apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata")))
+}
+
+// ValidateUpdate checks metadata of an object replacing old: immutable
+// fields, no new finalizers on an object being deleted, and the create rules.
+func ValidateUpdate(m, old *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) []engine.FieldError {
+	errs := apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata"))
+	errs = append(errs, apivalidation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))...)
+	return fieldErrors(errs)
+}
+
+func fieldErrors(errs field.ErrorList) []engine.FieldError {
+	out := make([]engine.FieldError, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, engine.FieldError{Type: string(e.Type), Path: e.Field, Message: e.ErrorBody()})
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package engine
+
+import "strings"
+
+// GroupVersionKind names a kind in one version of an API group.
+type GroupVersionKind struct {
+	Group, Version, Kind string
+}
+
+// APIVersion renders the apiVersion field: "v1" for the core group, "group/version" otherwise.
+func (gvk GroupVersionKind) APIVersion() string {
+	if gvk.Group == "" {
+		return gvk.Version
+	}
+	return gvk.Group + "/" + gvk.Version
+}
+
+// GroupResource names a resource (plural) of an API group regardless of version.
+// It is the unit of storage: every version of a kind shares the same rows.
+type GroupResource struct {
+	Group, Resource string
+}
+
+// String renders "resource.group", or "resource" for the core group, as Kubernetes does.
+func (gr GroupResource) String() string {
+	if gr.Group == "" {
+		return gr.Resource
+	}
+	return gr.Resource + "." + gr.Group
+}
+
+// ParseAPIVersion splits an apiVersion field into group and version.
+func ParseAPIVersion(apiVersion string) (group, version string) {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		return "", apiVersion
+	}
+	return group, version
+}
+
+// ObjectKey identifies one stored object. Namespace is empty for cluster-scoped resources.
+type ObjectKey struct {
+	Resource  GroupResource
+	Namespace string
+	Name      string
+}
+
+// Object is one stored object: its JSON body as written in StoredVersion, with
+// metadata.resourceVersion equal to ResourceVersion.
+type Object struct {
+	Key             ObjectKey
+	StoredVersion   string
+	ResourceVersion int64
+	Body            []byte
+}

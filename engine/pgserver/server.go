@@ -1,0 +1,170 @@
+// Package pgserver runs a private PostgreSQL server from the binaries
+// installed on the machine: for `dynapi` started without a database URL, and
+// for tests. The server listens only on a Unix socket in a directory of its
+// own, never on TCP, so any number of servers can run side by side.
+package pgserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Options configure Start.
+type Options struct {
+	// DataDir is where a persistent server keeps its files: the cluster in
+	// DataDir/pgdata (created by initdb on first use, reused afterwards) and
+	// the server log in DataDir/postgres.log. For an Ephemeral server it is
+	// the parent of its temporary directory (default: os.TempDir()).
+	DataDir string
+	// Ephemeral servers live in a new temporary directory that Stop removes,
+	// and trade durability for speed (fsync, synchronous_commit and
+	// full_page_writes off).
+	Ephemeral bool
+	// Logger receives progress messages; nil discards them.
+	Logger *slog.Logger
+
+	search *binSearch // where to look for binaries; nil: defaultSearch()
+}
+
+// Server is a running PostgreSQL server started by Start.
+type Server struct {
+	bin       string // PostgreSQL bin directory
+	acct      *account
+	log       *slog.Logger
+	ephemeral bool
+	dataDir   string   // the cluster
+	sockDir   string   // the only place the server listens
+	logPath   string   // the server's stdout and stderr
+	temps     []string // directories Stop removes
+
+	proc    *os.Process   // the postmaster; set before Start returns
+	done    chan struct{} // closed when the postmaster has exited
+	waitErr error         // its exit status; read after done is closed
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start starts a PostgreSQL server and waits until it accepts connections.
+// When the process runs as root, the server runs as the postgres user.
+// ctx bounds the startup only; the server runs until Stop. The returned
+// errors include ErrNoBinaries and, for a failed startup, the server log tail.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	search := opts.search
+	if search == nil {
+		search = defaultSearch()
+	}
+	bin, err := search.find()
+	if err != nil {
+		return nil, err
+	}
+	acct, err := serverAccount()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{bin: bin, acct: acct, log: opts.Logger, ephemeral: opts.Ephemeral, done: make(chan struct{})}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if err := s.prepare(opts.DataDir); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	if err := s.start(ctx); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	s.log.Info("PostgreSQL started", "dataDir", s.dataDir, "socketDir", s.sockDir, "bin", s.bin)
+	return s, nil
+}
+
+// URL returns a connection string for the server's postgres database, as
+// the postgres superuser over the server's Unix socket.
+func (s *Server) URL() string {
+	u := url.URL{
+		Scheme:   "postgres",
+		User:     url.User("postgres"),
+		Path:     "/postgres",
+		RawQuery: url.Values{"host": {s.sockDir}, "sslmode": {"disable"}}.Encode(),
+	}
+	return u.String()
+}
+
+// Stop shuts the server down (fast shutdown: open sessions are ended), waits
+// for it to exit, and removes its socket directory and, for an Ephemeral
+// server, its data. It is safe to call more than once.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() {
+		s.stopErr = errors.Join(s.shutdown(), s.removeTemps())
+		s.log.Info("PostgreSQL stopped", "dataDir", s.dataDir)
+	})
+	return s.stopErr
+}
+
+// prepare lays out the directories and creates the cluster if needed.
+func (s *Server) prepare(dataDir string) error {
+	base, err := s.baseDir(dataDir)
+	if err != nil {
+		return err
+	}
+	s.dataDir = filepath.Join(base, "pgdata")
+	s.logPath = filepath.Join(base, "postgres.log")
+	// The socket directory is short (a socket path must fit 107 bytes) and
+	// fresh, so two servers never share one.
+	if s.sockDir, err = s.tempDir(""); err != nil {
+		return err
+	}
+	if err := s.acct.chown(s.sockDir); err != nil {
+		return err
+	}
+	if err := s.acct.makeTraversable(s.sockDir, s.log); err != nil {
+		return err
+	}
+	if err := s.acct.makeTraversable(s.dataDir, s.log); err != nil {
+		return err
+	}
+	return s.initCluster()
+}
+
+// baseDir returns the directory holding the cluster and the log.
+func (s *Server) baseDir(dataDir string) (string, error) {
+	if s.ephemeral {
+		return s.tempDir(dataDir)
+	}
+	if dataDir == "" {
+		return "", errors.New("start postgres: a data directory is required unless ephemeral")
+	}
+	base, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("resolve data directory: %w", err)
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	return base, nil
+}
+
+// tempDir makes a temporary directory under parent that Stop removes.
+func (s *Server) tempDir(parent string) (string, error) {
+	dir, err := os.MkdirTemp(parent, "dynapi-pg-")
+	if err != nil {
+		return "", fmt.Errorf("create temporary directory: %w", err)
+	}
+	s.temps = append(s.temps, dir)
+	return dir, nil
+}
+
+// removeTemps deletes the temporary directories.
+func (s *Server) removeTemps() error {
+	var errs []error
+	for _, dir := range s.temps {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,92 @@
+package pgserver
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// psql runs one query against s with the server's own client.
+func psql(t *testing.T, s *Server, query string) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(s.bin, "psql"), "-X", "-At", "-d", s.URL(), "-c", query).CombinedOutput()
+	if err != nil {
+		t.Fatalf("psql %q: %v: %s", query, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestStartEphemeral(t *testing.T) {
+	s, err := Start(t.Context(), Options{Ephemeral: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := psql(t, s, "select current_setting('listen_addresses') || '|' || current_setting('fsync')"); got != "|off" {
+		t.Errorf("listen_addresses|fsync = %q; want \"|off\"", got)
+	}
+	dirs := []string{filepath.Dir(s.dataDir), s.sockDir}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s still exists after Stop (err %v)", dir, err)
+		}
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("second Stop() = %v", err)
+	}
+}
+
+// TestStartPersistent checks that a restarted server keeps its data.
+func TestStartPersistent(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "nested", ".dynapi")
+	s, err := Start(t.Context(), Options{DataDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	psql(t, s, "create table kept (v int); insert into kept values (42)")
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Start(t.Context(), Options{DataDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	if got := psql(t, s, "select v from kept"); got != "42" {
+		t.Errorf("after restart kept.v = %q; want 42", got)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "pgdata", "PG_VERSION")); err != nil {
+		t.Errorf("cluster not in DataDir/pgdata: %v", err)
+	}
+}
+
+func TestStartRejectsForeignDirectory(t *testing.T) {
+	dataDir := t.TempDir()
+	fakeBin(t, filepath.Join(dataDir, "pgdata"), "unrelated")
+	_, err := Start(t.Context(), Options{DataDir: dataDir})
+	if err == nil || !strings.Contains(err.Error(), "holds no PostgreSQL cluster") {
+		t.Fatalf("Start() error = %v; want a 'holds no PostgreSQL cluster' error", err)
+	}
+}
+
+// TestStartFailureShowsLog starts a second server on a running one's
+// cluster: PostgreSQL refuses, and the error carries its log.
+func TestStartFailureShowsLog(t *testing.T) {
+	dataDir := t.TempDir()
+	s, err := Start(t.Context(), Options{DataDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	_, err = Start(t.Context(), Options{DataDir: dataDir})
+	if err == nil || !strings.Contains(err.Error(), `lock file "postmaster.pid" already exists`) {
+		t.Fatalf("second Start() error = %v; want the server log's lock file complaint", err)
+	}
+	if got := psql(t, s, "select 1"); got != "1" {
+		t.Errorf("first server after the failed start: %q", got)
+	}
+}

@@ -1,0 +1,60 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// createSQL inserts an object and its ADDED event in one statement. The
+// checks read the statement's snapshot, so that the usual failures (missing
+// namespace, existing name) do not consume a resourceVersion: every gap in
+// the sequence makes watchers wait. Only a race with another create of the
+// same name still fails late, on the primary key.
+//
+// $1 lock key, $2 resource, $3 namespace, $4 name, $5 uid, $6 stored
+// version, $7 body, $8 labels.
+const createSQL = `
+WITH write_lock AS (
+	SELECT pg_advisory_xact_lock_shared($1::bigint)
+), checks AS (
+	SELECT ($3::text = '' OR EXISTS (
+			SELECT FROM objects WHERE resource = 'namespaces' AND namespace = '' AND name = $3::text)) AS namespace_exists,
+		EXISTS (SELECT FROM objects WHERE resource = $2 AND namespace = $3 AND name = $4) AS taken
+), next AS (
+	SELECT nextval('resource_version') AS rv FROM write_lock, checks
+	WHERE namespace_exists AND NOT taken
+), inserted AS (
+	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels)
+	SELECT $2, $3, $4, NULLIF($5::text, '')::uuid, rv, $6, with_resource_version($7::jsonb, rv), $8::jsonb
+	FROM next
+	RETURNING resource_version, body
+), event AS (
+	INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version)
+	SELECT resource_version, $2, $3, $4, 'ADDED', body, $6 FROM inserted
+)
+SELECT checks.namespace_exists, checks.taken, inserted.resource_version
+FROM checks LEFT JOIN inserted ON true`
+
+// Create stores a new object and returns it with its new resourceVersion
+// set in metadata.resourceVersion; the body must be valid JSON. Errors:
+// AlreadyExists; NotFound (Kind "namespaces") when obj.Key.Namespace is set
+// and no such Namespace exists.
+func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, error) {
+	key, cols := obj.Key, columnsOf(obj.Body)
+	var nsExists, taken bool
+	var rv *int64
+	err := retryGaps(ctx, func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx, createSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
+			cols.uid, obj.StoredVersion, obj.Body, cols.labels).Scan(&nsExists, &taken, &rv)
+	})
+	switch {
+	case err != nil:
+		return engine.Object{}, translate("create", key, err)
+	case !nsExists:
+		return engine.Object{}, namespaceNotFound(key.Namespace)
+	case taken || rv == nil:
+		return engine.Object{}, engine.NewAlreadyExists(key.Resource, key.Name)
+	}
+	return stamped(obj, *rv)
+}

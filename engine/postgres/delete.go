@@ -1,0 +1,72 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// deleteSQL removes an object and logs the DELETED event: body is the last
+// state at the delete's resourceVersion (what watchers receive), prev_body
+// the last state as it was stored. As in updateSQL, cur reads the snapshot
+// so that a missing row or a failed precondition consumes no resourceVersion.
+//
+// $1 lock key, $2 resource, $3 namespace, $4 name, $5 expected
+// resourceVersion (0: any).
+const deleteSQL = `
+WITH write_lock AS (
+	SELECT pg_advisory_xact_lock_shared($1::bigint)
+), cur AS (
+	SELECT resource_version FROM objects
+	WHERE resource = $2 AND namespace = $3 AND name = $4
+), next AS (
+	SELECT nextval('resource_version') AS rv FROM write_lock, cur
+	WHERE $5::bigint = 0 OR cur.resource_version = $5::bigint
+), deleted AS (
+	DELETE FROM objects o USING next
+	WHERE o.resource = $2 AND o.namespace = $3 AND o.name = $4
+		AND ($5::bigint = 0 OR o.resource_version = $5::bigint)
+	RETURNING next.rv, o.resource_version AS prev_rv, o.stored_version, o.body AS prev_body,
+		with_resource_version(o.body, next.rv) AS body
+), event AS (
+	INSERT INTO events (resource_version, resource, namespace, name, type, body,
+		prev_body, prev_resource_version, stored_version, prev_stored_version)
+	SELECT rv, $2, $3, $4, 'DELETED', body, prev_body, prev_rv, stored_version, stored_version
+	FROM deleted
+)
+SELECT cur.resource_version, deleted.rv, coalesce(deleted.stored_version, ''), deleted.body
+FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN deleted ON true`
+
+// Delete removes the object at key and returns its last state with
+// metadata.resourceVersion set to the delete's resourceVersion, as the etcd3
+// storage of kube-apiserver does. A non-zero expectedRV must equal the
+// current resourceVersion. Errors: NotFound, Conflict.
+func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int64) (engine.Object, error) {
+	var curRV, newRV *int64
+	obj := engine.Object{Key: key}
+	err := retryGaps(ctx, func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx, deleteSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
+			expectedRV).Scan(&curRV, &newRV, &obj.StoredVersion, &obj.Body)
+	})
+	switch {
+	case err != nil:
+		return engine.Object{}, translate("delete", key, err)
+	case curRV == nil:
+		return engine.Object{}, engine.NewNotFound(key.Resource, key.Name)
+	case expectedRV != 0 && *curRV != expectedRV:
+		return engine.Object{}, preconditionConflict(key, expectedRV, *curRV)
+	case newRV == nil:
+		return engine.Object{}, s.lostRace(ctx, key)
+	}
+	obj.ResourceVersion = *newRV
+	return obj, nil
+}
+
+// preconditionConflict is the Conflict kube-apiserver returns for a delete
+// whose resourceVersion precondition fails.
+func preconditionConflict(key engine.ObjectKey, expected, actual int64) error {
+	return engine.NewConflict(key.Resource, key.Name, fmt.Sprintf(
+		"the ResourceVersion in the precondition (%d) does not match the ResourceVersion in record (%d). "+
+			"The object might have been modified", expected, actual))
+}

@@ -1,0 +1,64 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// uniqueViolation is the SQLSTATE of a duplicate key.
+const uniqueViolation = "23505"
+
+// maxGapRetries bounds the retries of a write that collided with a GAP event.
+const maxGapRetries = 5
+
+// translate maps database errors to engine errors for key, and wraps the
+// others as "verb key: err" (rendered as internal errors).
+func translate(verb string, key engine.ObjectKey, err error) error {
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return engine.NewNotFound(key.Resource, key.Name)
+	case errors.As(err, &pgErr) && pgErr.Code == uniqueViolation && pgErr.ConstraintName == "objects_pkey":
+		return engine.NewAlreadyExists(key.Resource, key.Name)
+	}
+	return fmt.Errorf("%s %s %s/%s: %w", verb, key.Resource, key.Namespace, key.Name, err)
+}
+
+// isGapCollision reports whether err is a duplicate resourceVersion in the
+// events log.
+func isGapCollision(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == uniqueViolation && pgErr.ConstraintName == "events_pkey"
+}
+
+// retryGaps runs one write statement, again if it collided with a GAP event.
+//
+// Why: the watch poller may give up waiting for a resourceVersion that a
+// slow transaction took but has not committed, and fill it with a GAP
+// event so watchers can move on. That transaction then fails on the events
+// key; it is rolled back whole and retried with a new resourceVersion.
+func retryGaps(ctx context.Context, write func(context.Context) error) error {
+	for attempt := 0; ; attempt++ {
+		err := write(ctx)
+		if attempt == maxGapRetries || !isGapCollision(err) {
+			return err
+		}
+	}
+}
+
+// namespaceNotFound is the error for a write into a missing namespace.
+func namespaceNotFound(ns string) error {
+	return &engine.Error{Code: engine.CodeNotFound, Kind: "namespaces", Name: ns,
+		Message: fmt.Sprintf("namespaces %q not found", ns)}
+}
+
+// modifiedConflict is the Conflict for a stale resourceVersion, worded as Kubernetes does.
+func modifiedConflict(key engine.ObjectKey) error {
+	return engine.NewConflict(key.Resource, key.Name,
+		"the object has been modified; please apply your changes to the latest version and try again")
+}

@@ -1,0 +1,84 @@
+package postgres
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// listQuery builds a List statement; every value is a bind parameter.
+type listQuery struct {
+	where []string
+	args  []any
+}
+
+// arg binds v and returns its placeholder.
+func (q *listQuery) arg(v any) string {
+	q.args = append(q.args, v)
+	return "$" + strconv.Itoa(len(q.args))
+}
+
+// fieldColumns maps the field selector paths every resource supports to columns.
+var fieldColumns = map[string]string{"metadata.name": "name", "metadata.namespace": "namespace"}
+
+// addField adds one field requirement. Errors: BadRequest for other paths or operators.
+func (q *listQuery) addField(f engine.FieldRequirement) error {
+	col, ok := fieldColumns[f.Path]
+	if !ok {
+		return engine.Errorf(engine.CodeBadRequest, "field label not supported: %s", f.Path)
+	}
+	switch f.Operator {
+	case engine.OpEquals:
+		q.where = append(q.where, col+" = "+q.arg(f.Value))
+	case engine.OpNotEquals:
+		q.where = append(q.where, col+" <> "+q.arg(f.Value))
+	default:
+		return engine.Errorf(engine.CodeBadRequest, "operator %q not supported for field selectors", f.Operator)
+	}
+	return nil
+}
+
+// addLabel adds one label requirement, written with the operators the GIN
+// indexes serve: labels @> for values, label_keys(labels) @> for keys. As in Kubernetes, != and notin also match
+// objects without the label. Errors: BadRequest for a malformed requirement.
+func (q *listQuery) addLabel(r engine.Requirement) error {
+	var cond string
+	switch r.Operator {
+	case engine.OpEquals, engine.OpNotEquals:
+		if len(r.Values) != 1 {
+			return engine.Errorf(engine.CodeBadRequest, "label selector %q %s: exactly one value required", r.Key, r.Operator)
+		}
+		cond = "labels @> " + q.arg(labelsJSON(r.Key, r.Values[0])) + "::jsonb"
+	case engine.OpIn, engine.OpNotIn:
+		pairs := make([]string, len(r.Values))
+		for i, v := range r.Values {
+			pairs[i] = labelsJSON(r.Key, v)
+		}
+		cond = "labels @> ANY(" + q.arg(pairs) + "::jsonb[])"
+	case engine.OpExists, engine.OpDoesNotExist:
+		cond = "label_keys(labels) @> jsonb_build_array(" + q.arg(r.Key) + "::text)"
+	default:
+		return engine.Errorf(engine.CodeBadRequest, "label selector %q: unknown operator %q", r.Key, r.Operator)
+	}
+	if r.Operator == engine.OpNotEquals || r.Operator == engine.OpNotIn || r.Operator == engine.OpDoesNotExist {
+		cond = "NOT (" + cond + ")"
+	}
+	q.where = append(q.where, cond)
+	return nil
+}
+
+// labelsJSON renders the one-label object {"key": "value"}.
+func labelsJSON(key, value string) string {
+	data, _ := json.Marshal(map[string]string{key: value}) // strings only: cannot fail
+	return string(data)
+}
+
+// whereClause joins the conditions.
+func (q *listQuery) whereClause() string {
+	if len(q.where) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(q.where, " AND ")
+}

@@ -1,0 +1,41 @@
+package postgres
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// continueToken is where a paginated List resumes: after the key
+// (namespace, name, resource) of the last object returned, at the list's
+// resourceVersion. Clients treat it as opaque.
+type continueToken struct {
+	RV        int64  `json:"rv"`
+	Namespace string `json:"ns,omitempty"`
+	Name      string `json:"name"`
+	Resource  string `json:"res,omitempty"`
+}
+
+// encode renders the token as base64url of its JSON.
+func (t continueToken) encode() string {
+	data, _ := json.Marshal(t) // strings and an integer: cannot fail
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// decodeContinue parses a token made by encode. Errors: BadRequest.
+func decodeContinue(s string) (continueToken, error) {
+	var t continueToken
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(data, &t)
+	}
+	if err == nil && (t.RV <= 0 || t.Name == "") {
+		err = errors.New("missing resourceVersion or name")
+	}
+	if err != nil {
+		return continueToken{}, engine.Errorf(engine.CodeBadRequest, "continue key is not valid: %v", err)
+	}
+	return t, nil
+}

@@ -1,0 +1,74 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// updateSQL replaces an object whose resourceVersion is $5 and logs the
+// MODIFIED event with the previous state. cur reads the row in the
+// statement's snapshot: a missing row or another resourceVersion does not
+// consume a resourceVersion. When the UPDATE succeeds, no write came between
+// that snapshot and its row lock (every write changes resource_version), so
+// cur holds the true previous state.
+//
+// $1 lock key, $2 resource, $3 namespace, $4 name, $5 expected
+// resourceVersion, $6 uid, $7 stored version, $8 body, $9 labels.
+const updateSQL = `
+WITH write_lock AS (
+	SELECT pg_advisory_xact_lock_shared($1::bigint)
+), cur AS (
+	SELECT resource_version, stored_version, body FROM objects
+	WHERE resource = $2 AND namespace = $3 AND name = $4
+), next AS (
+	SELECT nextval('resource_version') AS rv FROM write_lock, cur
+	WHERE cur.resource_version = $5::bigint
+), updated AS (
+	UPDATE objects o SET resource_version = next.rv, uid = NULLIF($6::text, '')::uuid, stored_version = $7,
+		body = with_resource_version($8::jsonb, next.rv), labels = $9::jsonb
+	FROM next
+	WHERE o.resource = $2 AND o.namespace = $3 AND o.name = $4 AND o.resource_version = $5::bigint
+	RETURNING o.resource_version, o.body
+), event AS (
+	INSERT INTO events (resource_version, resource, namespace, name, type, body,
+		prev_body, prev_resource_version, stored_version, prev_stored_version)
+	SELECT u.resource_version, $2, $3, $4, 'MODIFIED', u.body, cur.body, cur.resource_version, $7, cur.stored_version
+	FROM updated u, cur
+)
+SELECT cur.resource_version, updated.resource_version
+FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN updated ON true`
+
+// Update replaces the object at obj.Key if its current resourceVersion is
+// obj.ResourceVersion, and returns it with its new resourceVersion set in
+// metadata.resourceVersion. Errors: NotFound; Conflict for any other
+// resourceVersion (including 0).
+func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, error) {
+	key, cols := obj.Key, columnsOf(obj.Body)
+	var curRV, newRV *int64
+	err := retryGaps(ctx, func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx, updateSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
+			obj.ResourceVersion, cols.uid, obj.StoredVersion, obj.Body, cols.labels).Scan(&curRV, &newRV)
+	})
+	switch {
+	case err != nil:
+		return engine.Object{}, translate("update", key, err)
+	case curRV == nil:
+		return engine.Object{}, engine.NewNotFound(key.Resource, key.Name)
+	case *curRV != obj.ResourceVersion:
+		return engine.Object{}, modifiedConflict(key)
+	case newRV == nil:
+		return engine.Object{}, s.lostRace(ctx, key)
+	}
+	return stamped(obj, *newRV)
+}
+
+// lostRace explains a write whose precondition held in its snapshot but
+// not once it had the row: the object was changed (Conflict) or deleted
+// (NotFound) meanwhile.
+func (s *Store) lostRace(ctx context.Context, key engine.ObjectKey) error {
+	if _, err := s.Get(ctx, key); err != nil {
+		return err
+	}
+	return modifiedConflict(key)
+}

@@ -1,0 +1,82 @@
+package registry
+
+import (
+	"slices"
+
+	// Kubernetes' own version priority order, as discovery uses it.
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/dynapi/dynapi/engine/schema"
+)
+
+// build checks a decoded definition and turns it into a Resource, compiling
+// every schema it has. It returns the reasons it refused it instead, if any.
+func build(n *native, file string) (*Resource, []string) {
+	n.setDefaults()
+	if reasons := n.check(); len(reasons) > 0 {
+		return nil, reasons
+	}
+	r := &Resource{
+		Group: n.Group, Kind: n.Kind, ListKind: n.ListKind,
+		Plural: n.Plural, Singular: n.Singular,
+		ShortNames: slices.Clip(n.ShortNames), Categories: slices.Clip(n.Categories),
+		Namespaced: n.Scope == scopeNamespaced,
+		File:       file,
+	}
+	var failed reasons
+	for i := range n.Versions {
+		v, err := n.Versions[i].build()
+		if err != nil {
+			failed.addf("version %q: schema: %v", n.Versions[i].Name, err)
+			continue
+		}
+		r.Versions = append(r.Versions, v)
+		if v.Storage {
+			r.StorageVersion = v.Name
+		}
+	}
+	if len(failed) > 0 {
+		return nil, failed
+	}
+	sortVersions(r.Versions)
+	return r, nil
+}
+
+// build compiles the version's schema; the other fields were checked.
+func (nv *nativeVersion) build() (*Version, error) {
+	status, _ := nv.Subresources.status()
+	v := &Version{
+		Name: nv.Name, Served: *nv.Served, Storage: nv.Storage, Deprecated: nv.Deprecated,
+		PrinterColumns: slices.Clip(nv.PrinterColumns),
+		Subresources:   Subresources{Status: status, Scale: nv.Subresources.Scale},
+	}
+	if nv.DeprecationWarning != nil {
+		v.DeprecationWarning = *nv.DeprecationWarning
+	}
+	for _, f := range nv.SelectableFields {
+		v.SelectableFields = append(v.SelectableFields, f.JSONPath)
+	}
+	if hasSchema(nv.Schema) {
+		s, err := schema.Compile(nv.Schema)
+		if err != nil {
+			return nil, err
+		}
+		v.Schema = s
+	}
+	return v, nil
+}
+
+// sortVersions orders versions as Kubernetes discovery does: GA, then beta,
+// then alpha, higher numbers first, then names that are none of these.
+func sortVersions(vs []*Version) {
+	slices.SortStableFunc(vs, func(a, b *Version) int {
+		return version.CompareKubeAwareVersionStrings(b.Name, a.Name)
+	})
+}
+
+// sortVersionNames is sortVersions for bare names.
+func sortVersionNames(names []string) {
+	slices.SortStableFunc(names, func(a, b string) int {
+		return version.CompareKubeAwareVersionStrings(b, a)
+	})
+}

@@ -1,0 +1,179 @@
+package registry
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+const (
+	crdAPIVersion = "apiextensions.k8s.io/v1"
+	crdKind       = "CustomResourceDefinition"
+)
+
+// Load parses every *.yaml, *.yml and *.json file under fsys (recursively,
+// in path order), each holding one or more YAML or JSON documents separated
+// by "---" lines. Directories named testdata, and files and directories
+// whose name starts with "." (editor and VCS files), are skipped.
+//
+// A broken file or document, or a definition that fails a check, is
+// reported as a Problem and skipped; everything else still loads. When two
+// definitions claim the same name in a group, the one in the later file
+// (or later in the same file) is refused. Load never returns a nil Snapshot.
+func Load(fsys fs.FS) (*Snapshot, []Problem) {
+	l := loader{fsys: fsys, names: nameIndex{}}
+	files, problems := definitionFiles(fsys)
+	l.problems = problems
+	for _, f := range files {
+		l.loadFile(f)
+	}
+	// A file's syntax errors are found before its definitions are checked;
+	// report them all in reading order.
+	slices.SortStableFunc(l.problems, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	return newSnapshot(l.resources), l.problems
+}
+
+// loader accumulates one Load's results.
+type loader struct {
+	fsys      fs.FS
+	names     nameIndex
+	resources []*Resource
+	problems  []Problem
+}
+
+// definitionFiles lists the files to read, sorted by path.
+func definitionFiles(fsys fs.FS) ([]string, []Problem) {
+	var files []string
+	var problems []Problem
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			problems = append(problems, Problem{File: p, Reason: err.Error()})
+			return nil
+		}
+		hidden := p != "." && strings.HasPrefix(d.Name(), ".")
+		if d.IsDir() && (hidden || d.Name() == "testdata") {
+			return fs.SkipDir
+		}
+		switch path.Ext(p) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() && !hidden {
+				files = append(files, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		problems = append(problems, Problem{File: ".", Reason: err.Error()})
+	}
+	slices.Sort(files) // WalkDir's order puts "a/x.yaml" before "a.yaml"
+	return files, problems
+}
+
+// loadFile loads every document of one file.
+func (l *loader) loadFile(file string) {
+	src, err := fs.ReadFile(l.fsys, file)
+	if err != nil {
+		l.problems = append(l.problems, Problem{File: file, Reason: err.Error()})
+		return
+	}
+	var docs []document
+	var broken []Problem
+	for _, c := range splitDocuments(src) {
+		out, empty, line, err := toJSON(c, path.Ext(file) == ".json")
+		switch {
+		case err != nil:
+			broken = append(broken, Problem{File: file, Line: line, Reason: err.Error()})
+		case !empty:
+			docs = append(docs, document{file: file, line: c.line, src: c.src, json: out})
+		}
+	}
+	l.problems = append(l.problems, broken...)
+	for _, d := range docs {
+		d.multi = len(docs)+len(broken) > 1
+		l.loadDocument(d)
+	}
+}
+
+// loadDocument decodes, checks and registers one definition.
+func (l *loader) loadDocument(d document) {
+	n, reasons, problem := decode(d)
+	if problem != nil {
+		l.problems = append(l.problems, *problem)
+		return
+	}
+	r, more := build(n, d.file)
+	reasons = append(reasons, more...)
+	if len(reasons) == 0 {
+		reasons = l.names.add(r)
+	}
+	for _, reason := range reasons {
+		l.problems = append(l.problems, d.problem(definitionName(n)+": "+reason))
+	}
+	if len(reasons) == 0 {
+		l.resources = append(l.resources, r)
+	}
+}
+
+// decode picks the document's format: a CustomResourceDefinition declares
+// itself with apiVersion and kind; a native definition has no apiVersion.
+// It returns the definition and the reasons to refuse it that belong to its
+// format, or a Problem when the document is no definition at all.
+func decode(d document) (*native, []string, *Problem) {
+	var head struct {
+		APIVersion any `json:"apiVersion"`
+		Kind       any `json:"kind"`
+	}
+	if err := json.Unmarshal(d.json, &head); err != nil {
+		return problemf(d, "a definition must be a mapping (an object), not %s", jsonKind(d.json))
+	}
+	switch {
+	case head.APIVersion == nil:
+		return decodeNative(d)
+	case head.APIVersion == crdAPIVersion && head.Kind == crdKind:
+		return decodeCRD(d)
+	case head.Kind == crdKind:
+		return problemf(d, "apiVersion %v: only %s CustomResourceDefinitions are read "+
+			"(apiextensions.k8s.io/v1beta1 was removed in Kubernetes 1.22)", head.APIVersion, crdAPIVersion)
+	}
+	return problemf(d, "not a definition: apiVersion %v, kind %v; "+
+		"only %s %s and the native format (no apiVersion) are read", head.APIVersion, head.Kind, crdAPIVersion, crdKind)
+}
+
+func problemf(d document, format string, args ...any) (*native, []string, *Problem) {
+	p := d.problem(fmt.Sprintf(format, args...))
+	return nil, nil, &p
+}
+
+// jsonKind names the type of a JSON document's top-level value.
+func jsonKind(doc []byte) string {
+	switch doc[0] {
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	default:
+		return "a scalar"
+	}
+}
+
+// definitionName names a definition in problems, so that one document among
+// several is easy to find: "Widget.shop.example.com", "Namespace".
+func definitionName(n *native) string {
+	name := n.Kind
+	if name == "" {
+		name = n.Plural
+	}
+	if name == "" {
+		name = "definition"
+	}
+	if n.Group != "" {
+		name += "." + n.Group
+	}
+	return name
+}

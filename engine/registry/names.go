@@ -1,0 +1,63 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+)
+
+// nameIndex remembers, per group, which resource claimed each name, so that
+// kubectl can always tell resources apart: `kubectl get X` resolves X among
+// the plural, singular, short names and kind of every resource of a group.
+// Names are compared in lower case because kubectl matches kinds that way.
+type nameIndex map[string]map[string]claim
+
+// claim is one name held by a resource, and which of its names it is.
+type claim struct {
+	res   *Resource
+	field string
+	value string
+}
+
+// claims lists a resource's names, the plural first so that a second
+// definition of the same resource is reported as such.
+func (r *Resource) claims() []claim {
+	cs := []claim{
+		{r, "plural", r.Plural}, {r, "singular", r.Singular},
+		{r, "kind", r.Kind}, {r, "listKind", r.ListKind},
+	}
+	for _, s := range r.ShortNames {
+		cs = append(cs, claim{r, "shortName", s})
+	}
+	return cs
+}
+
+// add registers r's names, or returns why it cannot: a name of r is already
+// held by a resource loaded before it. The first definition wins, so the
+// outcome depends only on the order of the files.
+func (ix nameIndex) add(r *Resource) []string {
+	names := ix[r.Group]
+	if prev, ok := names[r.Plural]; ok && prev.field == "plural" {
+		return []string{fmt.Sprintf("resource %s is already defined in %s", r.GroupResource(), prev.res.File)}
+	}
+	var failed reasons
+	for _, c := range r.claims() {
+		if prev, ok := names[strings.ToLower(c.value)]; ok {
+			failed.addf("%s %q collides with the %s %q of %s (defined in %s)",
+				c.field, c.value, prev.field, prev.value, prev.res.GroupResource(), prev.res.File)
+		}
+	}
+	if len(failed) > 0 {
+		return failed
+	}
+	if names == nil {
+		names = map[string]claim{}
+		ix[r.Group] = names
+	}
+	for _, c := range r.claims() {
+		key := strings.ToLower(c.value)
+		if _, taken := names[key]; !taken { // a resource's singular and kind are usually the same word
+			names[key] = c
+		}
+	}
+	return nil
+}

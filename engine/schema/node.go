@@ -1,0 +1,83 @@
+package schema
+
+import "github.com/tidwall/gjson"
+
+// node is one level of the structural schema: the part of a schema that
+// pruning and defaulting walk. Subschemas of allOf/anyOf/oneOf/not only
+// validate, as in Kubernetes structural schemas, so they have no node.
+type node struct {
+	props      map[string]*node
+	names      []string // keys of props, sorted
+	items      *node
+	additional *node // additionalProperties: a schema, or a keep-all node for true
+	preserve   bool  // x-kubernetes-preserve-unknown-fields: true
+	embedded   bool  // x-kubernetes-embedded-resource: true, and the root
+	nullable   bool
+
+	// def is the default, already pruned and defaulted deeper, so inserting
+	// it needs no further walk; nil when the schema has none.
+	def []byte
+	// defaulted lists the properties that have a default, sorted by name,
+	// as ready-to-insert `"name":default` members; slot is this node's
+	// 1-based position in its parent's defaulted list (0: none).
+	defaulted []member
+	slot      int
+	// defaults is true when some property in this subtree has a default; a
+	// walk with no nulls to replace skips subtrees where it is false.
+	defaults bool
+}
+
+// member is one prepared object member for a property default.
+type member struct {
+	name string
+	raw  []byte
+}
+
+// metaFields are kept whole at the root and in embedded resources: another
+// package owns apiVersion, kind and metadata.
+var metaFields = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
+
+// child returns the schema of an object member: its property, or
+// additionalProperties; nil when the schema says nothing about it.
+func (n *node) child(key string) *node {
+	if n == nil {
+		return nil
+	}
+	if c, ok := n.props[key]; ok {
+		return c
+	}
+	return n.additional
+}
+
+// itemNode returns the schema of array items, nil when there is none.
+func (n *node) itemNode() *node {
+	if n == nil {
+		return nil
+	}
+	return n.items
+}
+
+// finalize derives defaulted, slot and defaults from the defaults set below
+// n, and reports whether any exists. It runs during Compile only.
+func (n *node) finalize() bool {
+	if n == nil {
+		return false
+	}
+	n.defaulted = n.defaulted[:0]
+	below := false
+	for _, name := range n.names {
+		c := n.props[name]
+		c.slot = 0
+		if c.def != nil {
+			raw := gjson.AppendJSONString(nil, name)
+			raw = append(append(raw, ':'), c.def...)
+			n.defaulted = append(n.defaulted, member{name: name, raw: raw})
+			c.slot = len(n.defaulted)
+		}
+		below = c.finalize() || below
+	}
+	below = n.items.finalize() || below
+	below = n.additional.finalize() || below
+	n.defaults = len(n.defaulted) > 0 || below
+	return n.defaults
+}

@@ -1,0 +1,104 @@
+package schema
+
+import "github.com/tidwall/gjson"
+
+// Prune removes the fields the schema does not know, as kube-apiserver
+// prunes custom resources: a field not in properties is dropped unless its
+// object has additionalProperties or x-kubernetes-preserve-unknown-fields,
+// recursively through arrays and maps. apiVersion, kind and metadata are kept
+// whole at the root and in x-kubernetes-embedded-resource objects. removed
+// lists the dropped fields in Kubernetes path form ("spec.items[2].bar"), in
+// document order, for "unknown field" warnings. obj must be valid JSON; when
+// nothing is dropped, obj itself is returned.
+func (s *Schema) Prune(obj []byte) (pruned []byte, removed []string) {
+	return prune(obj, s.root)
+}
+
+// prune is Prune for any structural node, used for defaults too.
+func prune(obj []byte, n *node) ([]byte, []string) {
+	var pathBuf [16]pathElem // deep enough for most objects, without allocating
+	p := pruner{path: pathBuf[:0]}
+	if out := p.value(gjson.ParseBytes(obj), n, false); out != nil {
+		return out, p.removed
+	}
+	return obj, nil
+}
+
+// pruner walks a document and its structural schema together.
+type pruner struct {
+	path    fieldPath
+	removed []string
+}
+
+// value returns the pruned form of v, or nil when v needs no change.
+// preserve means unknown fields are kept: the node or, through arrays, an
+// ancestor has x-kubernetes-preserve-unknown-fields.
+func (p *pruner) value(v gjson.Result, n *node, preserve bool) []byte {
+	if n != nil && n.preserve {
+		preserve = true
+	}
+	if n == nil && preserve {
+		return nil
+	}
+	switch {
+	case v.IsObject():
+		return p.object(v, n, preserve)
+	case v.IsArray():
+		return p.array(v, n, preserve)
+	}
+	return nil
+}
+
+func (p *pruner) object(v gjson.Result, n *node, preserve bool) []byte {
+	var changes []change
+	i := 0
+	v.ForEach(func(k, x gjson.Result) bool {
+		if c, ok := p.member(k.Str, x, i, n, preserve); ok {
+			changes = append(changes, c)
+		}
+		i++
+		return true
+	})
+	if changes == nil {
+		return nil
+	}
+	return rebuild(v, changes, nil)
+}
+
+// member prunes the i-th member of an object and reports its change, if any.
+func (p *pruner) member(key string, x gjson.Result, i int, n *node, preserve bool) (change, bool) {
+	if n != nil && n.embedded && metaFields[key] {
+		return change{}, false
+	}
+	c := n.child(key)
+	if c == nil && preserve {
+		return change{}, false
+	}
+	p.path = append(p.path, pathElem{key: key, index: -1})
+	defer func() { p.path = p.path[:len(p.path)-1] }()
+	if c == nil {
+		p.removed = append(p.removed, p.path.String())
+		return change{index: i, drop: true}, true
+	}
+	raw := p.value(x, c, false)
+	return change{index: i, raw: raw}, raw != nil
+}
+
+func (p *pruner) array(v gjson.Result, n *node, preserve bool) []byte {
+	var changes []change
+	items := n.itemNode()
+	i := 0
+	v.ForEach(func(_, x gjson.Result) bool {
+		p.path = append(p.path, pathElem{index: i})
+		if raw := p.value(x, items, preserve); raw != nil {
+			changes = append(changes, change{index: i, raw: raw})
+		}
+		p.path = p.path[:len(p.path)-1]
+		i++
+		return true
+	})
+	if changes == nil {
+		return nil
+	}
+	return rebuild(v, changes, nil)
+}

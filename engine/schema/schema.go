@@ -1,0 +1,48 @@
+// Package schema compiles a version's OpenAPI v3 schema (as a
+// CustomResourceDefinition writes it) and applies it to objects held as JSON
+// bytes: structural pruning, defaulting and validation, each as
+// kube-apiserver does for custom resources. It is the only user of the
+// jsonschema library.
+package schema
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/tidwall/gjson"
+)
+
+// Schema is one compiled schema. It is immutable and safe for concurrent use.
+type Schema struct {
+	raw       []byte
+	root      *node
+	validator *jsonschema.Schema
+	doc       gjson.Result // the translated document, to phrase errors
+	rules     []RuleSet
+}
+
+// RuleSet is the x-kubernetes-validations list of one schema, kept raw
+// until CEL rules are compiled.
+type RuleSet struct {
+	// SchemaPath names the schema holding the rules, as compile errors do:
+	// "properties.spec.properties.replicas"; "" for the root.
+	SchemaPath string
+	// Rules is the x-kubernetes-validations value as written.
+	Rules json.RawMessage
+}
+
+// Raw returns the openAPIV3Schema JSON the schema was compiled from.
+func (s *Schema) Raw() []byte {
+	return slices.Clone(s.raw)
+}
+
+// ValidationRules returns every x-kubernetes-validations list of the schema,
+// outer schemas first. Validate does not evaluate them yet.
+func (s *Schema) ValidationRules() []RuleSet {
+	out := slices.Clone(s.rules)
+	for i := range out {
+		out[i].Rules = slices.Clone(out[i].Rules)
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sort"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/tidwall/gjson"
+)
+
+// Validate returns every violation of the schema, never stopping at the
+// first, phrased as kube-apiserver phrases them for custom resources
+// (Type FieldValueTypeInvalid, message `Invalid value: "string":
+// spec.replicas in body must be of type integer: "string"`), sorted by path.
+// apiVersion, kind and metadata are left to other code, except the
+// metadata.name and metadata.generateName rules of the schema. obj must be
+// valid JSON, already pruned and defaulted.
+func (s *Schema) Validate(obj []byte) []engine.FieldError {
+	root := gjson.ParseBytes(obj)
+	return validate(s.validator, s.doc, root, goValue(root), "")
+}
+
+// validate validates v (obj as Go values) against sch, a schema of doc;
+// field paths start at base.
+func validate(sch *jsonschema.Schema, doc, obj gjson.Result, v any, base string) []engine.FieldError {
+	err := sch.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []engine.FieldError{{Type: engine.CauseInvalid, Path: base, Message: err.Error()}}
+	}
+	c := causes{doc: doc, obj: obj, base: base}
+	c.visit(ve)
+	c.finishAllOf()
+	sort.SliceStable(c.out, func(i, j int) bool {
+		if c.out[i].Path != c.out[j].Path {
+			return c.out[i].Path < c.out[j].Path
+		}
+		return c.out[i].Message < c.out[j].Message
+	})
+	return c.out
+}
+
+// decodeJSON decodes one JSON value, keeping numbers exact.
+func decodeJSON(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// goValue converts a JSON value to the Go values jsonschema validates.
+// Why: jsonschema validates Go values, not bytes, so this is the one place
+// an object becomes map[string]any. Built from gjson, strings and numbers
+// share the parsed text instead of being copied one by one.
+func goValue(v gjson.Result) any {
+	switch v.Type {
+	case gjson.String:
+		return v.Str
+	case gjson.Number:
+		return json.Number(v.Raw) // exact, as jsonschema compares numbers with big.Rat
+	case gjson.True:
+		return true
+	case gjson.False:
+		return false
+	case gjson.Null:
+		return nil
+	}
+	if v.IsArray() {
+		list := []any{}
+		v.ForEach(func(_, x gjson.Result) bool {
+			list = append(list, goValue(x))
+			return true
+		})
+		return list
+	}
+	m := make(map[string]any)
+	v.ForEach(func(k, x gjson.Result) bool {
+		m[k.Str] = goValue(x)
+		return true
+	})
+	return m
+}

@@ -1,0 +1,72 @@
+package engine
+
+import "context"
+
+// Store keeps objects and their history. Every write takes a new cluster-wide,
+// strictly increasing resourceVersion. Implementations must be safe for
+// concurrent use by many requests and by several processes sharing the data.
+type Store interface {
+	// Get returns the current object. Errors: NotFound.
+	Get(ctx context.Context, key ObjectKey) (Object, error)
+	// List calls each for every object matching opts, in key order
+	// (namespace, name), and returns the list's metadata. Errors: Gone/Expired
+	// for a continue token whose history was compacted, BadRequest for a bad token.
+	List(ctx context.Context, opts ListOptions, each func(Object) error) (ListMeta, error)
+	// Create stores a new object. A namespaced object's namespace must exist.
+	// Errors: AlreadyExists; NotFound when the namespace does not exist.
+	Create(ctx context.Context, obj Object) (Object, error)
+	// Update replaces an object if its current resourceVersion equals
+	// obj.ResourceVersion. Errors: NotFound, Conflict.
+	Update(ctx context.Context, obj Object) (Object, error)
+	// Delete removes an object and returns its last state. A non-zero
+	// expectedRV is a precondition. Errors: NotFound, Conflict.
+	Delete(ctx context.Context, key ObjectKey, expectedRV int64) (Object, error)
+}
+
+// ListOptions selects objects for List. A zero Resource lists every resource
+// (used to empty a namespace); an empty Namespace lists all namespaces.
+type ListOptions struct {
+	Resource  GroupResource
+	Namespace string
+	Labels    []Requirement
+	Fields    []FieldRequirement
+	// Limit caps the number of objects returned (0: no limit); Continue resumes
+	// a previous List from its ListMeta.Continue.
+	Limit    int64
+	Continue string
+}
+
+// ListMeta describes a List result the way metav1.ListMeta does.
+type ListMeta struct {
+	ResourceVersion    int64
+	Continue           string
+	RemainingItemCount *int64
+}
+
+// Operator is a label or field selector operator.
+type Operator string
+
+// Selector operators, as in k8s.io/apimachinery/pkg/selection.
+const (
+	OpEquals       Operator = "="
+	OpNotEquals    Operator = "!="
+	OpIn           Operator = "in"
+	OpNotIn        Operator = "notin"
+	OpExists       Operator = "exists"
+	OpDoesNotExist Operator = "!"
+)
+
+// Requirement is one term of a label selector; all terms must hold.
+type Requirement struct {
+	Key      string
+	Operator Operator
+	Values   []string
+}
+
+// FieldRequirement is one term of a field selector. Path is "metadata.name",
+// "metadata.namespace" or a selectable field's path; Operator is OpEquals or OpNotEquals.
+type FieldRequirement struct {
+	Path     string
+	Operator Operator
+	Value    string
+}
