@@ -27,6 +27,7 @@ type Server struct {
 	ready     func(context.Context) error
 	logger    *slog.Logger
 	router    chi.Router
+	openapi   openapiCache
 }
 
 // New returns a Server. ready reports whether the storage is reachable, for /readyz.
@@ -49,6 +50,8 @@ func (s *Server) routes() {
 	s.router.Get("/api", s.handleCoreVersions)
 	s.router.Get("/apis", s.handleGroupList)
 	s.router.Get("/apis/{group}", s.handleGroup)
+	s.router.Get("/openapi/v3", s.handleOpenAPIRoot)
+	s.router.Get("/openapi/v3/*", s.handleOpenAPIGroupVersion)
 	s.router.Handle("/api/{version}", s.resourceHandler(false))
 	s.router.Handle("/api/{version}/*", s.resourceHandler(false))
 	s.router.Handle("/apis/{group}/{version}", s.resourceHandler(true))

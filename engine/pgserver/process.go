@@ -23,8 +23,11 @@ const startTimeout = time.Minute
 // initCluster runs initdb unless the data directory already holds a cluster.
 func (s *Server) initCluster() error {
 	fresh, err := s.needsInitdb()
-	if err != nil || !fresh {
-		return errors.Join(err, s.acct.chownTree(s.dataDir))
+	if err != nil {
+		return err
+	}
+	if !fresh {
+		return s.acct.chownTree(s.dataDir)
 	}
 	if err := s.acct.chown(s.dataDir); err != nil {
 		return err

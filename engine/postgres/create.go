@@ -44,7 +44,7 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	key, cols := obj.Key, columnsOf(obj.Body)
 	var nsExists, taken bool
 	var rv *int64
-	err := retryGaps(ctx, func(ctx context.Context) error {
+	err := retryGaps(func() error {
 		return s.pool.QueryRow(ctx, createSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
 			cols.uid, obj.StoredVersion, obj.Body, cols.labels).Scan(&nsExists, &taken, &rv)
 	})

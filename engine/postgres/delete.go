@@ -45,7 +45,7 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN deleted ON true`
 func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int64) (engine.Object, error) {
 	var curRV, newRV *int64
 	obj := engine.Object{Key: key}
-	err := retryGaps(ctx, func(ctx context.Context) error {
+	err := retryGaps(func() error {
 		return s.pool.QueryRow(ctx, deleteSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
 			expectedRV).Scan(&curRV, &newRV, &obj.StoredVersion, &obj.Body)
 	})

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -42,9 +41,9 @@ func isGapCollision(err error) bool {
 // slow transaction took but has not committed, and fill it with a GAP
 // event so watchers can move on. That transaction then fails on the events
 // key; it is rolled back whole and retried with a new resourceVersion.
-func retryGaps(ctx context.Context, write func(context.Context) error) error {
+func retryGaps(write func() error) error {
 	for attempt := 0; ; attempt++ {
-		err := write(ctx)
+		err := write()
 		if attempt == maxGapRetries || !isGapCollision(err) {
 			return err
 		}

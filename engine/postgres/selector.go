@@ -41,8 +41,9 @@ func (q *listQuery) addField(f engine.FieldRequirement) error {
 }
 
 // addLabel adds one label requirement, written with the operators the GIN
-// indexes serve: labels @> for values, label_keys(labels) @> for keys. As in Kubernetes, != and notin also match
-// objects without the label. Errors: BadRequest for a malformed requirement.
+// indexes serve: labels @> for values, label_keys(labels) @> for keys. As
+// in Kubernetes, != and notin also match objects without the label.
+// Errors: BadRequest for a malformed requirement.
 func (q *listQuery) addLabel(r engine.Requirement) error {
 	var cond string
 	switch r.Operator {

@@ -46,7 +46,7 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN updated ON true`
 func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, error) {
 	key, cols := obj.Key, columnsOf(obj.Body)
 	var curRV, newRV *int64
-	err := retryGaps(ctx, func(ctx context.Context) error {
+	err := retryGaps(func() error {
 		return s.pool.QueryRow(ctx, updateSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
 			obj.ResourceVersion, cols.uid, obj.StoredVersion, obj.Body, cols.labels).Scan(&curRV, &newRV)
 	})

@@ -115,13 +115,10 @@ func (c *causes) finishAllOf() {
 	}
 }
 
-// leaf reports one failed keyword.
+// leaf reports one failed keyword; kw is never empty, as only the
+// grouping errors visit skips sit at a schema's root.
 func (c *causes) leaf(ve *jsonschema.ValidationError, kw []string) {
 	value, path := resolve(c.obj, ve.InstanceLocation, c.base)
-	if len(kw) == 0 {
-		c.add(engine.CauseInvalid, path, invalid(badValue(value), ve.Message))
-		return
-	}
 	keyword := kw[len(kw)-1]
 	schema := lookup(c.doc, kw[:len(kw)-1])
 	if keyword == "required" {

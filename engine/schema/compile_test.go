@@ -70,6 +70,8 @@ func TestCompileErrors(t *testing.T) {
 		{"problem inside allOf", spec(`"a":{"allOf":[{"type":"int"}]}`), []string{`properties.spec.properties.a.allOf[0].type: unknown type "int"`}},
 		{"keyword of the wrong type", spec(`"a":{"type":"integer","minimum":"x"}`),
 			[]string{"properties.spec.properties.a.minimum: expected number, but got string"}},
+		{"keyword of the wrong type inside allOf", spec(`"a":{"allOf":[{"minimum":"x"}]}`),
+			[]string{"properties.spec.properties.a.allOf[0].minimum: expected number, but got string"}},
 		{"negative length", spec(`"a":{"type":"string","maxLength":-1}`),
 			[]string{"properties.spec.properties.a.maxLength: must be >= 0 but found -1"}},
 	}

@@ -12,10 +12,10 @@ func TestPrune(t *testing.T) {
 		removed                []string
 	}{
 		{
-			name:   "unknown fields dropped, type and object meta kept whole",
-			schema: spec(`"a":{"type":"string"}`),
-			in:     `{"apiVersion":"v1","kind":"K","metadata":{"name":"n","x":{"y":1}},"spec":{"a":"1","b":2},"status":{}}`,
-			want:   `{"apiVersion":"v1","kind":"K","metadata":{"name":"n","x":{"y":1}},"spec":{"a":"1"}}`,
+			name:    "unknown fields dropped, type and object meta kept whole",
+			schema:  spec(`"a":{"type":"string"}`),
+			in:      `{"apiVersion":"v1","kind":"K","metadata":{"name":"n","x":{"y":1}},"spec":{"a":"1","b":2},"status":{}}`,
+			want:    `{"apiVersion":"v1","kind":"K","metadata":{"name":"n","x":{"y":1}},"spec":{"a":"1"}}`,
 			removed: []string{"spec.b", "status"},
 		},
 		{
@@ -64,6 +64,12 @@ func TestPrune(t *testing.T) {
 			in:      `{"spec":{"p":{"free":{"x":1},"k":{"a":"1","b":2}}}}`,
 			want:    `{"spec":{"p":{"free":{"x":1},"k":{"a":"1"}}}}`,
 			removed: []string{"spec.p.k.b"},
+		},
+		{
+			name:   "preserve-unknown array without items keeps its items whole",
+			schema: spec(`"l":{"type":"array","x-kubernetes-preserve-unknown-fields":true}`),
+			in:     `{"spec":{"l":[{"a":{"b":1}},2]}}`,
+			want:   `{"spec":{"l":[{"a":{"b":1}},2]}}`,
 		},
 		{
 			name:   "preserve-unknown at the root keeps everything unknown",

@@ -102,6 +102,32 @@ func TestValidate(t *testing.T) {
 				{Type: engine.CauseInvalid, Path: "spec.q", Message: `Invalid value: "5k": spec.q in body should match '^[0-9]+m$'`},
 			},
 		},
+		{
+			name:   "allOf with no branch valid",
+			schema: spec(`"n":{"type":"integer","allOf":[{"minimum":5},{"multipleOf":2}]}`),
+			obj:    `{"spec":{"n":3}}`,
+			want: []engine.FieldError{
+				{Type: engine.CauseInvalid, Path: "spec.n", Message: `Invalid value: "": "spec.n" must validate all the schemas (allOf). None validated`},
+				{Type: engine.CauseInvalid, Path: "spec.n", Message: "Invalid value: 3: spec.n in body should be a multiple of 2"},
+				{Type: engine.CauseInvalid, Path: "spec.n", Message: "Invalid value: 3: spec.n in body should be greater than or equal to 5"},
+			},
+		},
+		{
+			name:   "the anyOf branch with the fewest problems explains the failure",
+			schema: spec(`"s":{"type":"string","anyOf":[{"minLength":5,"pattern":"^a"},{"maxLength":1}]}`),
+			obj:    `{"spec":{"s":"bcd"}}`,
+			want: []engine.FieldError{
+				{Type: engine.CauseInvalid, Path: "spec.s", Message: `Invalid value: "": "spec.s" must validate at least one schema (anyOf)`},
+				{Type: engine.CauseTooLong, Path: "spec.s", Message: "Too long: may not be more than 1 byte"},
+			},
+		},
+		{
+			name:   "JSON Schema 2020-12 exclusive bounds",
+			schema: spec(`"n":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1}`),
+			obj:    `{"spec":{"n":1}}`,
+			want: []engine.FieldError{{Type: engine.CauseInvalid, Path: "spec.n",
+				Message: "Invalid value: 1: spec.n in body should be less than 1"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/dynapi/dynapi/engine/openapi"
+	"github.com/dynapi/dynapi/engine/registry"
+)
+
+// openapiCache holds the documents of the last snapshot they were built for,
+// so they are built once per snapshot, on first use.
+type openapiCache struct {
+	current atomic.Pointer[builtDocs]
+	mu      sync.Mutex // one build at a time
+}
+
+type builtDocs struct {
+	snap *registry.Snapshot
+	docs *openapi.Docs
+}
+
+func (c *openapiCache) docs(snap *registry.Snapshot) (*openapi.Docs, error) {
+	if b := c.current.Load(); b != nil && b.snap == snap {
+		return b.docs, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.current.Load(); b != nil && b.snap == snap {
+		return b.docs, nil
+	}
+	docs, err := openapi.Build(snap)
+	if err != nil {
+		return nil, err
+	}
+	c.current.Store(&builtDocs{snap: snap, docs: docs})
+	return docs, nil
+}
+
+// handleOpenAPIRoot serves /openapi/v3: where each group version's document is.
+func (s *Server) handleOpenAPIRoot(w http.ResponseWriter, r *http.Request) {
+	docs, err := s.openapi.docs(s.snapshots.Load())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(docs.Root())
+}
+
+// handleOpenAPIGroupVersion serves /openapi/v3/{api/v1 | apis/group/version}.
+// A URL with the current hash may be cached forever; a stale hash is
+// redirected to the current one, as kube-apiserver does.
+func (s *Server) handleOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request) {
+	docs, err := s.openapi.docs(s.snapshots.Load())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	path := chi.URLParam(r, "*")
+	doc, ok := docs.GroupVersion(path)
+	if !ok {
+		s.writeError(w, r, errNotFoundPath)
+		return
+	}
+	switch hash := r.URL.Query().Get("hash"); {
+	case hash == "":
+		w.Header().Set("Cache-Control", "no-cache, private")
+	case hash != doc.Hash:
+		http.Redirect(w, r, "/openapi/v3/"+path+"?hash="+doc.Hash, http.StatusMovedPermanently)
+		return
+	default:
+		w.Header().Set("Cache-Control", "public, immutable")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Etag", `"`+doc.Hash+`"`)
+	_, _ = w.Write(doc.Body)
+}

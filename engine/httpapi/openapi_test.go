@@ -1,0 +1,38 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestOpenAPIv3(t *testing.T) {
+	s := newTestServer(t)
+	root := s.mustDo(http.StatusOK, http.MethodGet, "/openapi/v3", "", "")
+	url := root.get(`paths.apis/shop\.example\.com/v1.serverRelativeURL`).String()
+	if !strings.HasPrefix(url, "/openapi/v3/apis/shop.example.com/v1?hash=") || !root.get(`paths.api/v1`).Exists() {
+		t.Fatalf("root: %s", root)
+	}
+	doc := s.mustDo(http.StatusOK, http.MethodGet, url, "", "")
+	if doc.header.Get("Cache-Control") != "public, immutable" {
+		t.Errorf("Cache-Control of a hashed URL = %q", doc.header.Get("Cache-Control"))
+	}
+	patch := doc.get(`paths./apis/shop\.example\.com/v1/namespaces/{namespace}/widgets/{name}.patch`)
+	if patch.Get("x-kubernetes-group-version-kind.kind").String() != "Widget" ||
+		!patch.Get(`parameters.#(name=="fieldValidation")`).Exists() {
+		t.Fatalf("patch operation lacks what kubectl's field-validation check reads: %s", patch.Raw)
+	}
+	widget := doc.get(`components.schemas.com\.example\.shop\.v1\.Widget`)
+	if widget.Get("properties.spec.properties.color.enum").Raw != `["red","green","blue"]` ||
+		widget.Get("x-kubernetes-group-version-kind.0.kind").String() != "Widget" {
+		t.Fatalf("Widget schema: %s", widget.Raw)
+	}
+	if !doc.get(`paths./apis/shop\.example\.com/v1/widgets.get`).Exists() {
+		t.Fatalf("no list across namespaces path")
+	}
+	stale := s.do(http.MethodGet, "/openapi/v3/apis/shop.example.com/v1?hash=OLD", "", "")
+	if stale.code != http.StatusOK || stale.get("openapi").String() != "3.0.0" {
+		t.Fatalf("stale hash not redirected to the document: %d", stale.code)
+	}
+	wantStatus(t, s.do(http.MethodGet, "/openapi/v3/apis/nope/v1", "", ""), http.StatusNotFound, "NotFound")
+}

@@ -1,0 +1,94 @@
+// Package openapi publishes the OpenAPI v3 documents of a registry snapshot
+// the way kube-apiserver does at /openapi/v3: a root listing one document per
+// group version, each found at a URL carrying its content hash so clients
+// (kubectl explain, kubectl's field-validation check) can cache it forever.
+// Documents are built once per snapshot.
+package openapi
+
+import (
+	"crypto/sha512"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/registry"
+)
+
+// Docs are the OpenAPI v3 documents of one snapshot. They are immutable.
+type Docs struct {
+	root []byte
+	gvs  map[string]Doc
+}
+
+// Doc is one group version's document.
+type Doc struct {
+	Body []byte
+	// Hash identifies Body; its URL is /openapi/v3/<path>?hash=<Hash>.
+	Hash string
+}
+
+// Build renders the documents of every served group version of snap.
+func Build(snap *registry.Snapshot) (*Docs, error) {
+	d := &Docs{gvs: map[string]Doc{}}
+	type entry struct {
+		URL string `json:"serverRelativeURL"`
+	}
+	root := map[string]entry{}
+	for _, g := range snap.Groups() {
+		for _, v := range g.Versions {
+			body, err := buildGroupVersion(snap, g.Name, v)
+			if err != nil {
+				return nil, fmt.Errorf("openapi for %s/%s: %w", g.Name, v, err)
+			}
+			sum := sha512.Sum512(body)
+			hash := strings.ToUpper(hex.EncodeToString(sum[:]))[:128]
+			path := gvPath(g.Name, v)
+			d.gvs[path] = Doc{Body: body, Hash: hash}
+			root[path] = entry{URL: "/openapi/v3/" + path + "?hash=" + hash}
+		}
+	}
+	var err error
+	d.root, err = json.Marshal(map[string]any{"paths": root})
+	return d, err
+}
+
+// Root is the document at /openapi/v3.
+func (d *Docs) Root() []byte { return d.root }
+
+// GroupVersion returns the document at /openapi/v3/<path>, where path is
+// "api/v1" or "apis/<group>/<version>".
+func (d *Docs) GroupVersion(path string) (Doc, bool) {
+	doc, ok := d.gvs[path]
+	return doc, ok
+}
+
+func gvPath(group, version string) string {
+	if group == "" {
+		return "api/" + version
+	}
+	return "apis/" + group + "/" + version
+}
+
+// schemaName is the components/schemas name kube-apiserver gives a kind:
+// the group reversed, like a Java package (com.example.shop.v1.Widget).
+func schemaName(group, version, kind string) string {
+	if group == "" {
+		return "io.k8s.api.core." + version + "." + kind
+	}
+	parts := strings.Split(group, ".")
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, ".") + "." + version + "." + kind
+}
+
+func gvk(group, version, kind string) map[string]string {
+	return map[string]string{"group": group, "version": version, "kind": kind}
+}
+
+// apiVersion is the group version as an apiVersion string.
+func apiVersion(group, version string) string {
+	return engine.GroupVersionKind{Group: group, Version: version}.APIVersion()
+}
