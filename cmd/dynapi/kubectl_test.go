@@ -55,7 +55,7 @@ func TestKubectl(t *testing.T) {
 		{[]string{"patch", "wg", "hello", "-n", "tour", "--type=merge", "-p", `{"spec":{"size":9}}`}, []string{"widget.shop.example.com/hello patched"}},
 		{[]string{"get", "wg", "hello", "-n", "tour", "-o", "jsonpath={.spec.size} {.metadata.labels.tier} {.metadata.generation}"}, []string{"9 front 2"}},
 		{[]string{"get", "namespaces"}, []string{"default", "tour"}},
-		{[]string{"explain", "widgets.spec.color"}, []string{"enum: red, green, blue"}},
+		{[]string{"explain", "wg.spec.color"}, []string{"shop.example.com", "ENUM:", "green"}},
 		{[]string{"delete", "wg", "hello", "-n", "tour"}, []string{`widget.shop.example.com "hello" deleted`}},
 		{[]string{"delete", "namespace", "tour"}, []string{`namespace "tour" deleted`}},
 	}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/kubeproto"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -21,7 +22,7 @@ const maxBodyBytes = 3 << 20
 // Errors: RequestEntityTooLarge, UnsupportedMediaType, BadRequest.
 func readBody(r *http.Request) ([]byte, error) {
 	mediaType := contentType(r)
-	if mediaType != "application/json" && mediaType != "application/yaml" {
+	if mediaType != "application/json" && mediaType != "application/yaml" && mediaType != kubeproto.MediaType {
 		return nil, engine.Errorf(engine.CodeUnsupportedMediaType,
 			"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
 	}
@@ -29,9 +30,16 @@ func readBody(r *http.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mediaType == "application/yaml" {
+	switch mediaType {
+	case "application/yaml":
 		if body, err = yaml.YAMLToJSON(body); err != nil {
 			return nil, engine.Errorf(engine.CodeBadRequest, "error converting YAML to JSON: %v", err)
+		}
+	case kubeproto.MediaType:
+		// kubectl's typed clients (kubectl create namespace) send protobuf
+		// and do not fall back to JSON.
+		if body, err = kubeproto.ToJSON(body); err != nil {
+			return nil, err
 		}
 	}
 	return compactJSON(body)

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,14 @@ func TestDiscovery(t *testing.T) {
 		"kind":"Widget","verbs":["get","patch","update"]}`)
 	if wh := list.get(`resources.#(name=="warehouses")`); wh.Get("namespaced").Bool() {
 		t.Fatalf("warehouses namespaced: %s", wh.Raw)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	s := newTestServer(t)
+	r := s.mustDo(http.StatusOK, http.MethodGet, "/version", "", "")
+	if r.get("major").String() != "1" || !strings.HasPrefix(r.get("gitVersion").String(), "v1.") {
+		t.Fatalf("/version: %s", r)
 	}
 }
 

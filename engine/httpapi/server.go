@@ -47,6 +47,7 @@ func (s *Server) routes() {
 	s.router.Get("/healthz", s.handleLive)
 	s.router.Get("/livez", s.handleLive)
 	s.router.Get("/readyz", s.handleReady)
+	s.router.Get("/version", s.handleVersion)
 	s.router.Get("/api", s.handleCoreVersions)
 	s.router.Get("/apis", s.handleGroupList)
 	s.router.Get("/apis/{group}", s.handleGroup)

@@ -68,5 +68,5 @@ func envelope(body []byte) (*runtime.Unknown, error) {
 func unsupported(tm runtime.TypeMeta) *engine.Error {
 	return engine.Errorf(engine.CodeUnsupportedMediaType,
 		"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml"+
-			" (%s bodies are decoded only for built-in kinds; %s %s is not one)", MediaType, tm.APIVersion, tm.Kind)
+			" (%s is not supported for %s %s)", MediaType, tm.APIVersion, tm.Kind)
 }

@@ -60,6 +60,7 @@ func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int
 		return engine.Object{}, s.lostRace(ctx, key)
 	}
 	obj.ResourceVersion = *newRV
+	obj.Body = fromJSONB(obj.Body)
 	return obj, nil
 }
 

@@ -17,5 +17,6 @@ func (s *Store) Get(ctx context.Context, key engine.ObjectKey) (engine.Object, e
 	if err != nil {
 		return engine.Object{}, translate("get", key, err)
 	}
+	obj.Body = fromJSONB(obj.Body)
 	return obj, nil
 }

@@ -105,6 +105,7 @@ func scanObject(rows pgx.Rows) (engine.Object, error) {
 		return engine.Object{}, fmt.Errorf("scan object: %w", err)
 	}
 	obj.Key.Resource = parseResource(resource)
+	obj.Body = fromJSONB(obj.Body)
 	return obj, nil
 }
 

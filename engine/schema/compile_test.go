@@ -60,7 +60,7 @@ func TestCompileErrors(t *testing.T) {
 		{"invalid pattern", spec(`"a":{"type":"string","pattern":"(["}`),
 			[]string{"properties.spec.properties.a.pattern: must be a valid regular expression: error parsing regexp: missing closing ]: `[`"}},
 		{"pattern not a string", spec(`"a":{"type":"string","pattern":5}`),
-			[]string{"properties.spec.properties.a.pattern: must be a valid regular expression: not a string"}},
+			[]string{"properties.spec.properties.a.pattern: must be a string"}},
 		{"items as a list", spec(`"a":{"type":"array","items":[{"type":"string"}]}`),
 			[]string{"properties.spec.properties.a.items: must be a schema object, not an array"}},
 		{"properties not an object", spec(`"a":{"type":"object","properties":[]}`),

@@ -53,9 +53,8 @@ func (t *translator) values(m map[string]any, path string) map[string]any {
 	exclusive(m, out, "exclusiveMinimum", "minimum")
 	exclusive(m, out, "exclusiveMaximum", "maximum")
 	if raw, ok := out["pattern"]; ok {
-		p, isString := raw.(string)
-		if _, err := regexp.Compile(p); !isString || err != nil {
-			t.problemf(sub(path, "pattern"), "must be a valid regular expression: %s", describeErr(err))
+		if reason := patternProblem(raw); reason != "" {
+			t.problemf(sub(path, "pattern"), "%s", reason)
 			delete(out, "pattern")
 		}
 	}
@@ -136,10 +135,15 @@ func isIntOrStringAnyOf(m map[string]any) bool {
 	return seen["integer"] && seen["string"]
 }
 
-// describeErr renders a possibly nil error for a problem message.
-func describeErr(err error) string {
-	if err == nil {
-		return "not a string"
+// patternProblem says what is wrong with a pattern, "" if nothing is.
+// kube-apiserver, like jsonschema, uses Go's regexp syntax.
+func patternProblem(raw any) string {
+	p, ok := raw.(string)
+	if !ok {
+		return "must be a string"
 	}
-	return err.Error()
+	if _, err := regexp.Compile(p); err != nil {
+		return "must be a valid regular expression: " + err.Error()
+	}
+	return ""
 }
