@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Store keeps objects and their history. Every write takes a new cluster-wide,
 // strictly increasing resourceVersion. Implementations must be safe for
@@ -21,6 +24,50 @@ type Store interface {
 	// Delete removes an object and returns its last state. A non-zero
 	// expectedRV is a precondition. Errors: NotFound, Conflict.
 	Delete(ctx context.Context, key ObjectKey, expectedRV int64) (Object, error)
+	// Watch streams every change to opts.Resource (in opts.Namespace, or all
+	// namespaces) after opts.ResourceVersion, in resourceVersion order, each
+	// exactly once, until ctx ends. The channel is closed at the end; a
+	// stream that ends for another reason (the watcher fell behind) ends
+	// with an EventError. Errors: Expired when opts.ResourceVersion is older
+	// than the history kept.
+	Watch(ctx context.Context, opts WatchOptions) (<-chan Event, error)
+}
+
+// WatchOptions selects the changes a Watch streams.
+type WatchOptions struct {
+	Resource  GroupResource
+	Namespace string
+	// ResourceVersion: changes after it are sent.
+	ResourceVersion int64
+	// ProgressInterval, when set, asks for an EventBookmark at least this
+	// often, carrying the resourceVersion up to which every change has been
+	// sent (even when none concerned this watch).
+	ProgressInterval time.Duration
+}
+
+// EventType is the type of a watch event, as Kubernetes names it.
+type EventType string
+
+// Event types.
+const (
+	EventAdded    EventType = "ADDED"
+	EventModified EventType = "MODIFIED"
+	EventDeleted  EventType = "DELETED"
+	EventBookmark EventType = "BOOKMARK"
+	EventError    EventType = "ERROR"
+)
+
+// Event is one change. Object is the new state; for EventDeleted, the last
+// state with the delete's resourceVersion. Prev is the state before the
+// change (nil for EventAdded), so that a filtered watch can tell an object
+// that stopped matching. An EventBookmark carries only
+// Object.ResourceVersion; an EventError carries Err.
+type Event struct {
+	Type              EventType
+	Object            Object
+	Prev              []byte
+	PrevStoredVersion string
+	Err               error
 }
 
 // ListOptions selects objects for List. A zero Resource lists every resource
@@ -34,7 +81,19 @@ type ListOptions struct {
 	// a previous List from its ListMeta.Continue.
 	Limit    int64
 	Continue string
+	// ResourceVersion and ResourceVersionMatch have metav1.ListOptions'
+	// semantics: unset is a consistent read of the latest state; "0" is any
+	// recent state; N with NotOlderThan (the default) a state at least as
+	// new as N; N with Exact the state at exactly N.
+	ResourceVersion      string
+	ResourceVersionMatch string
 }
+
+// ResourceVersionMatch values.
+const (
+	MatchNotOlderThan = "NotOlderThan"
+	MatchExact        = "Exact"
+)
 
 // ListMeta describes a List result the way metav1.ListMeta does.
 type ListMeta struct {

@@ -17,8 +17,12 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) 
 }
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request) {
-	if r.URL.Query().Get("watch") == "true" || r.URL.Query().Get("watch") == "1" {
-		s.writeError(w, r, engine.Errorf(engine.CodeMethodNotAllowed, "watch is not served yet"))
+	if watch, err := parseBool(r.URL.Query(), "watch"); err != nil || watch {
+		if err != nil {
+			s.writeError(w, r, err)
+		} else {
+			s.handleWatch(w, r, req)
+		}
 		return
 	}
 	f, err := negotiate(r)
@@ -27,6 +31,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		return
 	}
 	opts, err := listOptions(r)
+	if err == nil {
+		err = checkListOptions(opts, r)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -57,7 +58,43 @@ func listOptions(r *http.Request) (engine.ListOptions, error) {
 		}
 	}
 	opts.Continue = q.Get("continue")
+	opts.ResourceVersion = q.Get("resourceVersion")
+	opts.ResourceVersionMatch = q.Get("resourceVersionMatch")
 	return opts, nil
+}
+
+// checkListOptions applies kube-apiserver's rules to resourceVersion and
+// resourceVersionMatch of a list (not a watch). Errors: BadRequest for a
+// malformed resourceVersion, Invalid (kind ListOptions) for a forbidden mix.
+func checkListOptions(opts engine.ListOptions, r *http.Request) error {
+	if rv := opts.ResourceVersion; rv != "" && rv != "0" {
+		if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
+			return engine.Errorf(engine.CodeBadRequest, "invalid resource version: %q", rv)
+		}
+	}
+	var causes []engine.FieldError
+	forbid := func(field, msg string) {
+		causes = append(causes, engine.FieldError{Type: engine.CauseForbidden, Path: field, Message: "Forbidden: " + msg})
+	}
+	switch match := opts.ResourceVersionMatch; {
+	case match == "":
+	case opts.ResourceVersion == "":
+		forbid("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")
+	case opts.Continue != "":
+		forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
+	case match != engine.MatchNotOlderThan && match != engine.MatchExact:
+		causes = append(causes, engine.FieldError{Type: engine.CauseNotSupported, Path: "resourceVersionMatch",
+			Message: fmt.Sprintf("Unsupported value: %q: supported values: %q, %q", match, engine.MatchExact, engine.MatchNotOlderThan)})
+	case match == engine.MatchExact && opts.ResourceVersion == "0":
+		forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)
+	}
+	if r.URL.Query().Has("sendInitialEvents") {
+		forbid("sendInitialEvents", "sendInitialEvents is forbidden for list")
+	}
+	if len(causes) > 0 {
+		return engine.NewInvalid("meta.k8s.io", "ListOptions", "", causes)
+	}
+	return nil
 }
 
 // deleteOptions reads dryRun and the preconditions of a DeleteOptions body,

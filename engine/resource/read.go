@@ -19,10 +19,15 @@ func (s *Service) Get(ctx context.Context, t Target, name string) ([]byte, error
 // each, and returns the list metadata. opts.Resource and opts.Namespace are
 // taken from the target. Errors: those of engine.Store.List.
 func (s *Service) List(ctx context.Context, t Target, opts engine.ListOptions, each func([]byte) error) (engine.ListMeta, error) {
+	f, err := newFilter(t, opts)
+	if err != nil {
+		return engine.ListMeta{}, err
+	}
+	opts = f.storeOptions(opts)
 	opts.Resource, opts.Namespace = t.GroupResource(), t.Namespace
 	return s.Store.List(ctx, opts, func(o engine.Object) error {
 		out, err := fromStorage(t, o)
-		if err != nil {
+		if err != nil || !f.matchSelectable(out) {
 			return err
 		}
 		return each(out)

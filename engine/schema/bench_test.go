@@ -3,44 +3,51 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 )
 
-// benchObject loads the ~1.2 KB widget object, compacted as clients send it.
-func benchObject(b *testing.B) (*Schema, []byte) {
+// benchObject compiles the widget schema and loads one of its objects,
+// compacted as clients send it.
+func benchObject(b *testing.B, file string) (*Schema, []byte) {
 	b.Helper()
 	s, err := Compile(readFile(b, "testdata/widget/schema.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	var obj bytes.Buffer
-	if err := json.Compact(&obj, readFile(b, "testdata/widget/valid/full.json")); err != nil {
+	if err := json.Compact(&obj, readFile(b, file)); err != nil {
 		b.Fatal(err)
 	}
 	return s, obj.Bytes()
 }
 
 // BenchmarkWritePath measures what every write pays: Prune, Default and
-// Validate of a ~1.2 KB object that needs no change.
+// Validate, on a ~1.2 KB object that needs no change, and on one that
+// needs both pruning and defaults.
 func BenchmarkWritePath(b *testing.B) {
-	s, obj := benchObject(b)
-	b.SetBytes(int64(len(obj)))
-	b.ReportAllocs()
-	for b.Loop() {
-		pruned, _ := s.Prune(obj)
-		defaulted, err := s.Default(pruned)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if errs := s.Validate(defaulted); len(errs) > 0 {
-			b.Fatal(errs)
-		}
+	for _, file := range []string{"testdata/widget/valid/full.json", "testdata/widget/pipeline/unknown-and-defaults.json"} {
+		s, obj := benchObject(b, file)
+		b.Run(filepath.Base(file), func(b *testing.B) {
+			b.SetBytes(int64(len(obj)))
+			b.ReportAllocs()
+			for b.Loop() {
+				pruned, _ := s.Prune(obj)
+				defaulted, err := s.Default(pruned)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if errs := s.Validate(defaulted); len(errs) > 0 {
+					b.Fatal(errs)
+				}
+			}
+		})
 	}
 }
 
-// BenchmarkSteps measures each step alone on the same object.
+// BenchmarkSteps measures each step alone on the object that needs no change.
 func BenchmarkSteps(b *testing.B) {
-	s, obj := benchObject(b)
+	s, obj := benchObject(b, "testdata/widget/valid/full.json")
 	steps := []struct {
 		name string
 		run  func()

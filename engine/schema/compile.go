@@ -21,7 +21,8 @@ const docURL = "mem://openapiv3schema.json"
 // Schema 2020-12 for the validator, keeps the structural tree for pruning
 // and defaulting, and checks every default against its own schema. The
 // error lists every problem, one per line, as "schema.path: reason"
-// ("properties.spec.properties.replicas.type: unknown type \"int\"").
+// ("properties.spec.properties.replicas.type: unknown type \"int\""); it is
+// a plain error, for the caller to report as a problem of the definition.
 func Compile(openAPIV3Schema []byte) (*Schema, error) {
 	decoded, err := decodeJSON(openAPIV3Schema)
 	if err != nil {

@@ -70,7 +70,7 @@ func (d defaulter) object(v gjson.Result, n *node) []byte {
 		i++
 		return true
 	})
-	var extra []member
+	var extra [][]byte
 	for j, m := range n.defaulted {
 		if !seen[j] {
 			extra = append(extra, m)

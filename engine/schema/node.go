@@ -17,20 +17,14 @@ type node struct {
 	// def is the default, already pruned and defaulted deeper, so inserting
 	// it needs no further walk; nil when the schema has none.
 	def []byte
-	// defaulted lists the properties that have a default, sorted by name,
-	// as ready-to-insert `"name":default` members; slot is this node's
-	// 1-based position in its parent's defaulted list (0: none).
-	defaulted []member
+	// defaulted holds the properties that have a default, sorted by name,
+	// as ready-to-insert `"name":default` object members; slot is this
+	// node's 1-based position in its parent's defaulted list (0: none).
+	defaulted [][]byte
 	slot      int
 	// defaults is true when some property in this subtree has a default; a
 	// walk with no nulls to replace skips subtrees where it is false.
 	defaults bool
-}
-
-// member is one prepared object member for a property default.
-type member struct {
-	name string
-	raw  []byte
 }
 
 // metaFields are kept whole at the root and in embedded resources: another
@@ -71,7 +65,7 @@ func (n *node) finalize() bool {
 		if c.def != nil {
 			raw := gjson.AppendJSONString(nil, name)
 			raw = append(append(raw, ':'), c.def...)
-			n.defaulted = append(n.defaulted, member{name: name, raw: raw})
+			n.defaulted = append(n.defaulted, raw)
 			c.slot = len(n.defaulted)
 		}
 		below = c.finalize() || below

@@ -14,7 +14,7 @@ type change struct {
 // applied and extra members (complete `"key":value` pairs) appended. Walks
 // call it only on the path to a change, so an object that needs nothing is
 // never copied.
-func rebuild(v gjson.Result, changes []change, extra []member) []byte {
+func rebuild(v gjson.Result, changes []change, extra [][]byte) []byte {
 	open, end := byte('['), byte(']')
 	isObject := v.IsObject()
 	if isObject {
@@ -25,7 +25,7 @@ func rebuild(v gjson.Result, changes []change, extra []member) []byte {
 		size += len(c.raw)
 	}
 	for _, m := range extra {
-		size += len(m.raw) + 1
+		size += len(m) + 1
 	}
 	out := append(make([]byte, 0, size), open)
 	i, next := 0, 0
@@ -52,7 +52,7 @@ func rebuild(v gjson.Result, changes []change, extra []member) []byte {
 		return true
 	})
 	for _, m := range extra {
-		out = append(comma(out, open), m.raw...)
+		out = append(comma(out, open), m...)
 	}
 	return append(out, end)
 }

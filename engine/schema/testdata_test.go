@@ -19,7 +19,8 @@ var update = flag.Bool("update", false, "rewrite the testdata want files from th
 // Validate). valid/*.json must pass; invalid/<name>.json must fail with the
 // causes in invalid/<name>.want.json; pipeline/<name>.json must turn into
 // the object and removed paths of pipeline/<name>.want.json. Adding a case
-// is adding files.
+// is adding files; `go test -run TestTestdata -update` writes the want
+// files from the current output, to review before committing.
 func TestTestdata(t *testing.T) {
 	schemas, err := filepath.Glob("testdata/*/schema.json")
 	if err != nil || len(schemas) == 0 {

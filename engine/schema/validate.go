@@ -2,9 +2,11 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -37,11 +39,8 @@ func validate(sch *jsonschema.Schema, doc, obj gjson.Result, v any, base string)
 	c := causes{doc: doc, obj: obj, base: base}
 	c.visit(ve)
 	c.finishAllOf()
-	sort.SliceStable(c.out, func(i, j int) bool {
-		if c.out[i].Path != c.out[j].Path {
-			return c.out[i].Path < c.out[j].Path
-		}
-		return c.out[i].Message < c.out[j].Message
+	slices.SortFunc(c.out, func(a, b engine.FieldError) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Message, b.Message))
 	})
 	return c.out
 }

@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// minWatchTimeout is kube-apiserver's --min-request-timeout: a watch without
+// timeoutSeconds ends after a random time between it and twice it, so that
+// long-lived clients spread their reconnections across servers.
+const minWatchTimeout = 30 * time.Minute
+
+// bookmarkInterval is how often a watch that allows bookmarks gets one.
+// kube-apiserver sends them about once a minute; sooner costs little here.
+var bookmarkInterval = 10 * time.Second
+
+// handleWatch streams watch events as newline-delimited JSON, as
+// kube-apiserver does for ?watch=true.
+func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
+	opts, timeout, err := watchOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	events, err := s.service.Watch(ctx, req.target, opts)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	for ev := range events {
+		if _, err := w.Write(s.encodeEvent(ev)); err != nil {
+			return // the client went away; cancel ends the watch
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+}
+
+// watchEvent is metav1.WatchEvent on the wire.
+type watchEvent struct {
+	Type   engine.EventType `json:"type"`
+	Object json.RawMessage  `json:"object"`
+}
+
+func (s *Server) encodeEvent(ev resource.WatchEvent) []byte {
+	obj := ev.Object
+	if ev.Type == engine.EventError {
+		var e *engine.Error
+		if !errors.As(ev.Err, &e) {
+			s.logger.Error("watch failed", "err", ev.Err)
+			e = errInternal
+		}
+		obj, _ = json.Marshal(statusFor(e)) // a Status always encodes
+	}
+	out, _ := json.Marshal(watchEvent{Type: ev.Type, Object: obj}) // obj is valid JSON from the pipeline
+	return append(out, '\n')
+}
+
+// watchOptions reads the query of a watch. Errors: BadRequest.
+func watchOptions(r *http.Request) (resource.WatchOptions, time.Duration, error) {
+	var opts resource.WatchOptions
+	lo, err := listOptions(r)
+	if err != nil {
+		return opts, 0, err
+	}
+	opts.List = lo
+	q := r.URL.Query()
+	if opts.AllowBookmarks, err = parseBool(q, "allowWatchBookmarks"); err != nil {
+		return opts, 0, err
+	}
+	opts.BookmarkInterval = bookmarkInterval
+	if v := q.Get("sendInitialEvents"); v != "" {
+		send, err := parseBool(q, "sendInitialEvents")
+		if err != nil {
+			return opts, 0, err
+		}
+		opts.SendInitialEvents = &send
+	}
+	timeout := minWatchTimeout + time.Duration(rand.Int64N(int64(minWatchTimeout)))
+	if v := q.Get("timeoutSeconds"); v != "" {
+		secs, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || secs < 0 {
+			return opts, 0, engine.Errorf(engine.CodeBadRequest, "timeoutSeconds must be a non-negative integer: %q", v)
+		}
+		timeout = time.Duration(secs) * time.Second
+	}
+	return opts, timeout, nil
+}
+
+func parseBool(q map[string][]string, name string) (bool, error) {
+	v := ""
+	if vs := q[name]; len(vs) > 0 {
+		v = vs[0]
+	}
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, engine.Errorf(engine.CodeBadRequest, "%s must be a boolean: %q", name, v)
+	}
+	return b, nil
+}

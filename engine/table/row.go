@@ -1,0 +1,50 @@
+package table
+
+import (
+	"github.com/tidwall/gjson"
+)
+
+// AppendRow appends the row of one object (JSON, as served in the requested
+// version): `{"cells":[name, column values...],"object":...}`. dst must not
+// share memory with obj.
+func (b *Builder) AppendRow(dst, obj []byte) []byte {
+	root := gjson.Parse(bytesToString(obj))
+	md := root.Get("metadata")
+	dst = append(dst, `{"cells":[`...)
+	dst = appendName(dst, md)
+	for i := range b.cols {
+		v, found := b.cols[i].path.first(root)
+		dst = append(dst, ',')
+		dst = appendCell(dst, b.cols[i].typ, v, found, b.now)
+	}
+	dst = append(dst, `],"object":`...)
+	switch b.include {
+	case includeNone:
+		dst = append(dst, "null"...)
+	case includeObject:
+		dst = append(dst, obj...)
+	default:
+		dst = append(dst, b.partial...)
+		dst = appendMetadata(dst, md)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendName appends the Name cell: metadata.name, "" when there is none.
+func appendName(dst []byte, md gjson.Result) []byte {
+	if name := md.Get("name"); md.IsObject() && name.Type == gjson.String {
+		return append(dst, name.Raw...)
+	}
+	return append(dst, `""`...)
+}
+
+// appendMetadata appends a PartialObjectMetadata's metadata. Object metadata
+// was written through metav1.ObjectMeta (engine/meta), so its bytes are
+// already what re-encoding it would give, and are copied as they are.
+func appendMetadata(dst []byte, md gjson.Result) []byte {
+	if !md.IsObject() {
+		return append(dst, "{}"...)
+	}
+	return append(dst, md.Raw...)
+}
