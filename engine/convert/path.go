@@ -58,7 +58,7 @@ func newPath(keys []string) path {
 		set[i] = get[i]
 		// Why: sjson takes an all-digit key as an array index, and a
 		// leading ":" as the marker that forces a key; ":" forces both.
-		if isIndexLike(k) || k[0] == ':' {
+		if isIndexLike(k) || strings.HasPrefix(k, ":") {
 			set[i] = ":" + get[i]
 		}
 		text[i] = strings.ReplaceAll(strings.ReplaceAll(k, `\`, `\\`), ".", `\.`)

@@ -64,8 +64,12 @@ func invert(steps []step, where string) []step {
 	out := make([]step, 0, len(steps))
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := steps[i]
+		inv := s.rule.inverse()
+		if fe, ok := s.rule.(forEach); ok {
+			inv = forEach{path: fe.path, steps: invert(fe.steps, where)}
+		}
 		_, index, _ := strings.Cut(s.where, "toHub")
-		out = append(out, step{rule: s.rule.inverse(), where: where + " (inverse of toHub" + index + ")"})
+		out = append(out, step{rule: inv, where: where + " (inverse of toHub" + index + ")"})
 	}
 	return out
 }

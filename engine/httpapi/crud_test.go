@@ -169,3 +169,27 @@ func TestListPages(t *testing.T) {
 	}
 	wantStatus(t, s.do(http.MethodGet, widgets+"?limit=2&continue=garbage", "", ""), http.StatusBadRequest, "BadRequest")
 }
+
+func TestTable(t *testing.T) {
+	s := newTestServer(t)
+	s.create(widgets, widget("t1", `{"size":4,"color":"blue"}`))
+	const accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+	list := s.mustDo(http.StatusOK, http.MethodGet, widgets, "", "", "Accept", accept)
+	if list.get("kind").String() != "Table" || list.get("apiVersion").String() != "meta.k8s.io/v1" ||
+		list.header.Get("Content-Type") != "application/json;as=Table;v=v1;g=meta.k8s.io" {
+		t.Fatalf("table list: %s %s", list.header.Get("Content-Type"), list)
+	}
+	jsonEqual(t, []byte(list.get("columnDefinitions.#.name").Raw), `["Name","Color","Size","Age"]`)
+	cells := list.get("rows.0.cells").Array()
+	if len(cells) != 4 || cells[0].String() != "t1" || cells[1].String() != "blue" || cells[2].Int() != 4 || !strings.HasSuffix(cells[3].String(), "s") {
+		t.Fatalf("cells: %s", list.get("rows.0.cells"))
+	}
+	if list.get("rows.0.object.kind").String() != "PartialObjectMetadata" || list.get("metadata.resourceVersion").Int() == 0 {
+		t.Fatalf("table row object or metadata: %s", list)
+	}
+	one := s.mustDo(http.StatusOK, http.MethodGet, widgets+"/t1?includeObject=Object", "", "", "Accept", accept)
+	if one.get("rows.0.object.spec.size").Int() != 4 {
+		t.Fatalf("table of one object: %s", one)
+	}
+	wantStatus(t, s.do(http.MethodGet, widgets+"?includeObject=All", "", "", "Accept", accept), http.StatusBadRequest, "BadRequest")
+}

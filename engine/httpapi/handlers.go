@@ -5,12 +5,27 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/table"
 )
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) {
+	f, err := negotiate(r)
+	var tb *table.Builder
+	if err == nil && f.kind == formatTable {
+		tb, err = tableBuilder(r, req, f)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	obj, err := s.service.Get(r.Context(), req.target, req.name)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if tb != nil {
+		w.Header().Set("Content-Type", f.contentType())
+		_, _ = w.Write(tb.Single(obj))
 		return
 	}
 	s.writeObject(w, r, http.StatusOK, obj, nil)
@@ -26,11 +41,14 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		return
 	}
 	f, err := negotiate(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	var tb *table.Builder
+	if err == nil && f.kind == formatTable {
+		tb, err = tableBuilder(r, req, f)
 	}
-	opts, err := listOptions(r)
+	var opts engine.ListOptions
+	if err == nil {
+		opts, err = listOptions(r)
+	}
 	if err == nil {
 		err = checkListOptions(opts, r)
 	}
@@ -38,7 +56,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		s.writeError(w, r, err)
 		return
 	}
-	lw := newListWriter(w, f, req.target.APIVersion(), req.target.Resource.ListKind)
+	lw := newListWriter(w, f, tb, req.target.APIVersion(), req.target.Resource.ListKind)
 	meta, err := s.service.List(r.Context(), req.target, opts, lw.add)
 	if err == nil {
 		err = lw.finish(meta)
@@ -153,7 +171,10 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		s.writeError(w, r, err)
 		return
 	}
-	lw := newListWriter(w, f, req.target.APIVersion(), req.target.Resource.ListKind)
+	if f.kind == formatTable {
+		f = format{kind: formatJSON} // the deleted objects, not a Table of them
+	}
+	lw := newListWriter(w, f, nil, req.target.APIVersion(), req.target.Resource.ListKind)
 	for _, obj := range deleted {
 		_ = lw.add(obj) // adding to a buffer until flushed; a write error surfaces in finish
 	}

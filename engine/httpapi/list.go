@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/table"
 )
 
 // flushBytes is how much of a list is buffered before it goes to the client.
@@ -20,13 +21,19 @@ const flushBytes = 64 << 10
 type listWriter struct {
 	w       http.ResponseWriter
 	format  format
+	table   *table.Builder // set for formatTable
 	buf     []byte
 	items   int
 	flushed bool
 }
 
-func newListWriter(w http.ResponseWriter, f format, apiVersion, listKind string) *listWriter {
-	lw := &listWriter{w: w, format: f}
+// newListWriter starts a list, or a Table when tb is set.
+func newListWriter(w http.ResponseWriter, f format, tb *table.Builder, apiVersion, listKind string) *listWriter {
+	lw := &listWriter{w: w, format: f, table: tb}
+	if tb != nil {
+		lw.buf = tb.AppendHeader(lw.buf)
+		return lw
+	}
 	lw.buf = append(lw.buf, `{"apiVersion":`...)
 	lw.buf = strconv.AppendQuote(lw.buf, apiVersion)
 	lw.buf = append(lw.buf, `,"kind":`...)
@@ -35,14 +42,18 @@ func newListWriter(w http.ResponseWriter, f format, apiVersion, listKind string)
 	return lw
 }
 
-// add appends one object.
+// add appends one object (a row, for a Table).
 func (lw *listWriter) add(obj []byte) error {
 	if lw.items > 0 {
 		lw.buf = append(lw.buf, ',')
 	}
 	lw.items++
-	lw.buf = append(lw.buf, obj...)
-	if lw.format == formatJSON && len(lw.buf) >= flushBytes {
+	if lw.table != nil {
+		lw.buf = lw.table.AppendRow(lw.buf, obj)
+	} else {
+		lw.buf = append(lw.buf, obj...)
+	}
+	if lw.format.kind != formatYAML && len(lw.buf) >= flushBytes {
 		return lw.flush()
 	}
 	return nil
@@ -50,7 +61,7 @@ func (lw *listWriter) add(obj []byte) error {
 
 func (lw *listWriter) flush() error {
 	if !lw.flushed {
-		lw.w.Header().Set("Content-Type", "application/json")
+		lw.w.Header().Set("Content-Type", lw.format.contentType())
 		lw.w.WriteHeader(http.StatusOK)
 		lw.flushed = true
 	}
@@ -61,10 +72,14 @@ func (lw *listWriter) flush() error {
 
 // finish writes the list metadata and whatever is still buffered.
 func (lw *listWriter) finish(m engine.ListMeta) error {
-	lw.buf = append(lw.buf, `],"metadata":`...)
-	lw.buf = append(lw.buf, listMetaJSON(m)...)
-	lw.buf = append(lw.buf, '}')
-	if lw.format == formatYAML {
+	if lw.table != nil {
+		lw.buf = lw.table.AppendFooter(lw.buf, listMetaJSON(m))
+	} else {
+		lw.buf = append(lw.buf, `],"metadata":`...)
+		lw.buf = append(lw.buf, listMetaJSON(m)...)
+		lw.buf = append(lw.buf, '}')
+	}
+	if lw.format.kind == formatYAML {
 		out, err := yaml.JSONToYAML(lw.buf)
 		if err != nil {
 			return err

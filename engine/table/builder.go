@@ -3,6 +3,7 @@ package table
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 	"unsafe"
@@ -33,8 +34,12 @@ type Builder struct {
 	include    string
 	now        time.Time
 	cols       []column
-	defs       []byte // the JSON array of column definitions
-	partial    []byte // a PartialObjectMetadata up to its metadata value
+	// tops are the keys of the object that columns start with, metadata
+	// first: a row finds them all in one pass over the object instead of
+	// one per column.
+	tops    []string
+	defs    []byte // the JSON array of column definitions
+	partial []byte // a PartialObjectMetadata up to its metadata value
 }
 
 // New prepares a Table of the given printer columns (a version's
@@ -62,6 +67,7 @@ func New(columns []registry.PrinterColumn, apiVersion, include string, now time.
 		return nil, fmt.Errorf("encode column definitions: %w", err) // strings and ints: unreachable
 	}
 	b := &Builder{apiVersion: apiVersion, include: include, now: now, cols: cols, defs: defsJSON}
+	b.indexTops()
 	b.partial = append(b.partial, `{"kind":"PartialObjectMetadata","apiVersion":`...)
 	b.partial = strconv.AppendQuote(b.partial, apiVersion)
 	b.partial = append(b.partial, `,"metadata":`...)
@@ -102,6 +108,22 @@ func (b *Builder) Single(obj []byte) []byte {
 	dst = b.appendRowsStart(dst)
 	dst = b.AppendRow(dst, obj)
 	return append(dst, "]}"...)
+}
+
+// indexTops fills b.tops and each column's top.
+func (b *Builder) indexTops() {
+	b.tops = []string{"metadata"}
+	for i := range b.cols {
+		key, ok := b.cols[i].path.topKey()
+		if !ok {
+			continue
+		}
+		b.cols[i].top = slices.Index(b.tops, key)
+		if b.cols[i].top < 0 {
+			b.cols[i].top = len(b.tops)
+			b.tops = append(b.tops, key)
+		}
+	}
 }
 
 func (b *Builder) appendStart(dst []byte) []byte {

@@ -38,6 +38,7 @@ type columnDefinition struct {
 type column struct {
 	typ  string
 	path path
+	top  int // index in Builder.tops of the path's first key, or -1
 }
 
 // compileColumns builds the definitions and the evaluators of a version's
@@ -61,7 +62,7 @@ func compileColumns(printer []registry.PrinterColumn) ([]columnDefinition, []col
 		}
 		defs = append(defs, columnDefinition{Name: c.Name, Type: c.Type, Format: c.Format,
 			Description: desc, Priority: c.Priority})
-		cols = append(cols, column{typ: c.Type, path: p})
+		cols = append(cols, column{typ: c.Type, path: p, top: -1})
 	}
 	return defs, cols
 }

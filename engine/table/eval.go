@@ -34,7 +34,7 @@ func (s *step) apply(in []gjson.Result) ([]gjson.Result, error) {
 	case stepField:
 		var out []gjson.Result
 		for _, v := range in {
-			if r := field(v, s); r.Exists() {
+			if r := lookupKey(v, s.key, s.gkey); r.Exists() {
 				out = append(out, r)
 			}
 		}
@@ -43,7 +43,10 @@ func (s *step) apply(in []gjson.Result) ([]gjson.Result, error) {
 		var out []gjson.Result
 		for _, v := range in {
 			if v.IsObject() || v.IsArray() {
-				out = append(out, elements(v)...)
+				eachElement(v, func(item gjson.Result) bool {
+					out = append(out, item)
+					return true
+				})
 			}
 		}
 		return out, nil
@@ -98,28 +101,35 @@ func applySlice(in []gjson.Result, params [3]sliceParam) ([]gjson.Result, error)
 	return out, nil
 }
 
-// elements is what client-go iterates in a value: the items of an array,
-// the values of an object ordered by key, or the value itself.
-func elements(v gjson.Result) []gjson.Result {
-	if v.IsArray() {
-		return v.Array()
+// eachElement calls fn with what client-go iterates in a value, until fn
+// returns false: the items of an array, the values of an object ordered by
+// key, or the value itself.
+func eachElement(v gjson.Result, fn func(gjson.Result) bool) {
+	switch {
+	case v.IsArray():
+		v.ForEach(func(_, item gjson.Result) bool { return fn(item) })
+	case v.IsObject():
+		for _, e := range sortedEntries(v) {
+			if !fn(e.value) {
+				return
+			}
+		}
+	default:
+		fn(v)
 	}
-	if !v.IsObject() {
-		return []gjson.Result{v}
-	}
-	type entry struct {
-		key   string
-		value gjson.Result
-	}
+}
+
+type entry struct {
+	key   string
+	value gjson.Result
+}
+
+func sortedEntries(v gjson.Result) []entry {
 	var entries []entry
 	v.ForEach(func(k, val gjson.Result) bool {
 		entries = append(entries, entry{k.Str, val})
 		return true
 	})
 	slices.SortStableFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
-	out := make([]gjson.Result, len(entries))
-	for i, e := range entries {
-		out[i] = e.value
-	}
-	return out
+	return entries
 }

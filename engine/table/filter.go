@@ -14,10 +14,11 @@ type filter struct {
 
 // operand is one side of a filter: a path from the item, or a literal.
 type operand struct {
-	steps   []step
+	path    path
 	literal *scalar
 }
 
+// knownOperator reports whether client-go's evalOperator knows op.
 func knownOperator(op string) bool {
 	switch op {
 	case "exists", "==", "!=", "<", "<=", ">", ">=":
@@ -30,47 +31,62 @@ func knownOperator(op string) bool {
 // client-go's evalFilter.
 func (f *filter) apply(in []gjson.Result) ([]gjson.Result, error) {
 	var out []gjson.Result
+	var err error
 	for _, v := range in {
-		for _, item := range elements(v) {
-			// With missing keys allowed, client-go ignores a failure on the
-			// left and compares whatever the failing step returned.
-			lefts, _ := f.left.eval(item)
-			rights, err := f.right.eval(item)
-			if err != nil {
-				return in, err
-			}
-			switch {
-			case len(lefts) == 0:
-				continue
-			case len(lefts) > 1:
-				return in, errJSONPath // "can only compare one element at a time"
-			case f.op == "exists":
-				out = append(out, item)
-				continue
-			case len(rights) == 0:
-				continue
-			case len(rights) > 1:
-				return in, errJSONPath
-			}
-			if compare(f.op, lefts[0], rights[0]) {
+		eachElement(v, func(item gjson.Result) bool {
+			var keep bool
+			if keep, err = f.holds(item); keep {
 				out = append(out, item)
 			}
+			return err == nil
+		})
+		if err != nil {
+			return in, err
 		}
 	}
 	return out, nil
 }
 
-// eval returns the operand's values for one item.
-func (o *operand) eval(item gjson.Result) ([]scalar, error) {
+// holds evaluates the condition on one item.
+func (f *filter) holds(item gjson.Result) (bool, error) {
+	// With missing keys allowed, client-go ignores a failure on the left and
+	// compares what the failing step was given.
+	nLeft, left, _ := f.left.eval(item)
+	nRight, right, err := f.right.eval(item)
+	switch {
+	case err != nil:
+		return false, err
+	case nLeft == 0:
+		return false, nil
+	case nLeft > 1:
+		return false, errJSONPath // "can only compare one element at a time"
+	case f.op == "exists":
+		return true, nil
+	case nRight == 0:
+		return false, nil
+	case nRight > 1:
+		return false, errJSONPath
+	}
+	return compare(f.op, left, right), nil
+}
+
+// eval returns how many values the operand has for one item, and the first.
+func (o *operand) eval(item gjson.Result) (int, scalar, error) {
 	if o.literal != nil {
-		return []scalar{*o.literal}, nil
+		return 1, *o.literal, nil
 	}
-	vals, err := evalSteps([]gjson.Result{item}, o.steps)
-	out := make([]scalar, len(vals))
-	for i, v := range vals {
-		out[i] = scalarOf(v)
+	if o.path.single == len(o.path.steps) {
+		v, err := walk(item, o.path.steps)
+		if !v.Exists() {
+			return 0, scalar{}, err
+		}
+		return 1, scalarOf(v), err
 	}
-	return out, err
+	vals, err := evalSteps([]gjson.Result{item}, o.path.steps)
+	if len(vals) == 0 {
+		return 0, scalar{}, err
+	}
+	return len(vals), scalarOf(vals[0]), err
 }
 
 // scalarKind is the class of a value in text/template's comparisons, which

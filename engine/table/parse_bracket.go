@@ -143,5 +143,5 @@ func parseOperand(text string) (operand, error) {
 			return operand{}, errUnsupported
 		}
 	}
-	return operand{steps: steps}, nil
+	return operand{path: newPath(steps)}, nil
 }

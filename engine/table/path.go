@@ -39,15 +39,30 @@ type sliceParam struct {
 	derived bool // the end of a plain index [i], computed as i+1
 }
 
-// path is a compiled printer column path.
+// isSingle reports whether a step yields at most one value from one value:
+// a key, or a plain index like [2] or [-1].
+func (s *step) isSingle() bool {
+	return s.kind == stepField ||
+		s.kind == stepSlice && s.slice[0].known && s.slice[1].derived && !s.slice[2].known
+}
+
+// path is a compiled JSONPath: a column's, or a filter operand's.
 type path struct {
 	steps []step
-	// single is set when every step yields at most one value from one value
-	// (keys and plain indexes), which lets the common case walk without
-	// allocating.
-	single bool
+	// steps[:single] yield at most one value each; they are walked without
+	// allocating, which covers most printer columns entirely.
+	single int
 	// unsupported paths yield no value.
 	unsupported bool
+}
+
+// newPath splits steps into their single-valued prefix and the rest.
+func newPath(steps []step) path {
+	p := path{steps: steps}
+	for p.single < len(steps) && steps[p.single].isSingle() {
+		p.single++
+	}
+	return p
 }
 
 // compilePath parses a column's JSONPath. A syntax error is one client-go
@@ -60,103 +75,40 @@ func compilePath(jsonPath string) (path, error) {
 	if err != nil {
 		return path{}, err
 	}
-	p := path{steps: steps, single: true}
 	for _, s := range steps {
-		switch {
-		case s.kind == stepLiteral:
+		if s.kind == stepLiteral {
 			return path{unsupported: true}, nil
-		case s.kind == stepSlice && !s.isIndex(), s.kind == stepWildcard, s.kind == stepFilter:
-			p.single = false
 		}
 	}
-	return p, nil
+	return newPath(steps), nil
 }
 
-// isIndex reports whether a slice step is a plain index like [2] or [-1].
-func (s *step) isIndex() bool {
-	return s.slice[0].known && s.slice[1].derived && !s.slice[2].known
+// topKey returns the key of a path's first step when it is a key.
+func (p *path) topKey() (string, bool) {
+	if p.unsupported || p.single == 0 || p.steps[0].kind != stepField {
+		return "", false
+	}
+	return p.steps[0].key, true
 }
 
-// first returns the first value the path selects in root, as the
-// tableconvertor takes results[0][0]; false when there is none or client-go
-// would fail to evaluate the path.
-func (p *path) first(root gjson.Result) (gjson.Result, bool) {
+// first returns the first value the path selects from v, skipping its first
+// skip steps (already applied to v), as the tableconvertor takes
+// results[0][0]. It is false when there is none or when client-go would fail
+// to evaluate the path.
+func (p *path) first(v gjson.Result, skip int) (gjson.Result, bool) {
 	if p.unsupported {
 		return gjson.Result{}, false
 	}
-	if p.single {
-		return p.walk(root)
+	v, err := walk(v, p.steps[skip:p.single])
+	if err != nil || !v.Exists() {
+		return gjson.Result{}, false
 	}
-	vals, err := evalSteps([]gjson.Result{root}, p.steps)
+	if p.single == len(p.steps) {
+		return v, true
+	}
+	vals, err := evalSteps([]gjson.Result{v}, p.steps[p.single:])
 	if err != nil || len(vals) == 0 {
 		return gjson.Result{}, false
 	}
 	return vals[0], true
-}
-
-// walk follows a path of keys and plain indexes from one value.
-func (p *path) walk(v gjson.Result) (gjson.Result, bool) {
-	for i := range p.steps {
-		s := &p.steps[i]
-		if s.kind == stepField {
-			v = field(v, s)
-		} else {
-			v = index(v, s.slice[0].value)
-		}
-		if !v.Exists() {
-			return v, false
-		}
-	}
-	return v, true
-}
-
-// field looks a key up in an object; anything else has no keys.
-func field(v gjson.Result, s *step) gjson.Result {
-	if !v.IsObject() {
-		return gjson.Result{}
-	}
-	if s.key == "" {
-		// gjson cannot address the empty key.
-		var out gjson.Result
-		v.ForEach(func(k, val gjson.Result) bool {
-			if k.Str == "" {
-				out = val
-				return false
-			}
-			return true
-		})
-		return out
-	}
-	return v.Get(s.gkey)
-}
-
-// index returns item i of an array, counting from the end when negative.
-// Out of range and non-arrays are client-go errors; both leave the cell null.
-func index(v gjson.Result, i int) gjson.Result {
-	if !v.IsArray() {
-		return gjson.Result{}
-	}
-	if i < 0 {
-		i += arrayLen(v)
-	}
-	n := 0
-	var out gjson.Result
-	v.ForEach(func(_, item gjson.Result) bool {
-		if n == i {
-			out = item
-			return false
-		}
-		n++
-		return true
-	})
-	return out
-}
-
-func arrayLen(v gjson.Result) int {
-	n := 0
-	v.ForEach(func(_, _ gjson.Result) bool {
-		n++
-		return true
-	})
-	return n
 }

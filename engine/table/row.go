@@ -9,13 +9,27 @@ import (
 // share memory with obj.
 func (b *Builder) AppendRow(dst, obj []byte) []byte {
 	root := gjson.Parse(bytesToString(obj))
-	md := root.Get("metadata")
+	var buf [8]gjson.Result // enough for most tables, without allocating
+	tops := buf[:]
+	if len(b.tops) > len(buf) {
+		tops = make([]gjson.Result, len(b.tops))
+	}
+	tops = tops[:len(b.tops)]
+	findKeys(root, b.tops, tops)
+	md := tops[0]
 	dst = append(dst, `{"cells":[`...)
 	dst = appendName(dst, md)
 	for i := range b.cols {
-		v, found := b.cols[i].path.first(root)
+		c := &b.cols[i]
+		var v gjson.Result
+		var found bool
+		if c.top >= 0 {
+			v, found = c.path.first(tops[c.top], 1)
+		} else {
+			v, found = c.path.first(root, 0)
+		}
 		dst = append(dst, ',')
-		dst = appendCell(dst, b.cols[i].typ, v, found, b.now)
+		dst = appendCell(dst, c.typ, v, found, b.now)
 	}
 	dst = append(dst, `],"object":`...)
 	switch b.include {
@@ -33,7 +47,7 @@ func (b *Builder) AppendRow(dst, obj []byte) []byte {
 
 // appendName appends the Name cell: metadata.name, "" when there is none.
 func appendName(dst []byte, md gjson.Result) []byte {
-	if name := md.Get("name"); md.IsObject() && name.Type == gjson.String {
+	if name := lookupKey(md, "name", "name"); name.Type == gjson.String {
 		return append(dst, name.Raw...)
 	}
 	return append(dst, `""`...)

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// allPhases are the phases in the order they run. create always runs: every
+// other phase works on the objects it makes. raw is the PostgreSQL baseline
+// run after each phase that has one.
+var allPhases = []string{"create", "get", "list", "select", "update", "watch", "delete", "raw"}
+
+// minSize is the smallest -size: an object's fixed fields take about this much.
+const minSize = 300
+
+// config is what the flags ask for.
+type config struct {
+	Objects     int
+	Clients     int
+	Size        int
+	WatchWrites int
+	DatabaseURL string
+	Servers     []string
+	Phases      map[string]bool
+	JSON        bool
+}
+
+// parseConfig reads the flags.
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	var c config
+	var servers, phases string
+	fs := flag.NewFlagSet("dynapi-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.Objects, "n", 10000, "number of objects")
+	fs.IntVar(&c.Clients, "c", 16, "concurrent clients")
+	fs.IntVar(&c.Size, "size", 1200, "size of an object as sent, in bytes")
+	fs.IntVar(&c.WatchWrites, "watch-writes", 1000, "writes whose watch events are timed")
+	fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL for the servers and the baseline; empty: a private, durable one")
+	fs.StringVar(&servers, "servers", "", "comma-separated URLs of running dynapi servers on loopback; empty: start two")
+	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "comma-separated phases to run")
+	fs.BoolVar(&c.JSON, "json", false, "print the results as JSON")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	var err error
+	if c.Servers, err = parseServers(servers); err != nil {
+		return c, err
+	}
+	if c.Phases, err = parsePhases(phases); err != nil {
+		return c, err
+	}
+	return c, c.check()
+}
+
+// check rejects numbers the phases cannot work with.
+func (c config) check() error {
+	switch {
+	case c.Objects < 1:
+		return errors.New("-n must be at least 1")
+	case c.Clients < 1:
+		return errors.New("-c must be at least 1")
+	case c.Size < minSize:
+		return fmt.Errorf("-size must be at least %d", minSize)
+	case c.WatchWrites < 1:
+		return errors.New("-watch-writes must be at least 1")
+	}
+	return nil
+}
+
+// parseServers splits the URLs and checks that each is on loopback: the
+// tool sends thousands of requests per second and must not flood a network.
+func parseServers(list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+			return nil, fmt.Errorf("-servers: %q is not an http(s) URL", s)
+		}
+		if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return nil, fmt.Errorf("-servers: %q is not on loopback", s)
+		}
+		out = append(out, strings.TrimSuffix(u.String(), "/"))
+	}
+	return out, nil
+}
+
+// parsePhases reads the phase list; create is always included.
+func parsePhases(list string) (map[string]bool, error) {
+	out := map[string]bool{"create": true}
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(allPhases, p) {
+			return nil, fmt.Errorf("-phases: unknown phase %q (known: %s)", p, strings.Join(allPhases, ","))
+		}
+		out[p] = true
+	}
+	return out, nil
+}

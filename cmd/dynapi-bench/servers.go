@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dynapi/dynapi/engine/pgserver"
+)
+
+// readyTimeout bounds how long a started server may take to answer /readyz.
+const readyTimeout = time.Minute
+
+// cluster is what a run measures: a database and the dynapi servers on it,
+// each started by the tool unless the flags name them.
+type cluster struct {
+	databaseURL string    // "" when neither given nor started: no baseline
+	servers     []*server // the first takes the load; the second watches too
+	pg          *pgserver.Server
+	tmp         string // binary, logs and private database; removed by close
+}
+
+// server is one dynapi server; cmd is nil for a server the tool did not start.
+type server struct {
+	name    string // A, B
+	url     string
+	cmd     *exec.Cmd
+	log     string
+	exited  chan struct{} // closed when the process has exited
+	waitErr error         // its exit status; read after exited is closed
+}
+
+// startCluster starts what cfg does not name: a private durable PostgreSQL
+// and two dynapi processes built from this module.
+func startCluster(ctx context.Context, cfg config, progress io.Writer) (*cluster, error) {
+	c := &cluster{databaseURL: cfg.DatabaseURL}
+	if len(cfg.Servers) > 0 {
+		for i, u := range cfg.Servers {
+			c.servers = append(c.servers, &server{name: serverName(i), url: u})
+		}
+		return c, nil
+	}
+	var err error
+	if c.tmp, err = os.MkdirTemp("", "dynapi-bench-"); err != nil {
+		return nil, err
+	}
+	if err := c.start(ctx, progress); err != nil {
+		return nil, errors.Join(err, c.close())
+	}
+	return c, nil
+}
+
+// start builds dynapi, starts the database unless given, then two servers.
+func (c *cluster) start(ctx context.Context, progress io.Writer) error {
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(c.tmp, "dynapi")
+	fmt.Fprintln(progress, "building dynapi")
+	if err := goCommand(ctx, root, "build", "-o", bin, "./cmd/dynapi"); err != nil {
+		return err
+	}
+	if c.databaseURL == "" {
+		fmt.Fprintln(progress, "starting a private PostgreSQL (durable: fsync on)")
+		// Not Ephemeral: a persistent cluster, so commits are flushed to disk
+		// as in a real deployment; close removes it with the temp directory.
+		if c.pg, err = pgserver.Start(ctx, pgserver.Options{DataDir: filepath.Join(c.tmp, "pg")}); err != nil {
+			return err
+		}
+		c.databaseURL = c.pg.URL()
+	}
+	for i := range 2 {
+		s, err := startServer(ctx, serverName(i), bin, root, c.databaseURL, c.tmp)
+		if s != nil {
+			c.servers = append(c.servers, s)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close stops what start started and removes the temporary files.
+func (c *cluster) close() error {
+	var errs []error
+	for _, s := range c.servers {
+		errs = append(errs, s.stop())
+	}
+	if c.pg != nil {
+		errs = append(errs, c.pg.Stop())
+	}
+	if c.tmp != "" {
+		errs = append(errs, os.RemoveAll(c.tmp))
+	}
+	return errors.Join(errs...)
+}
+
+// serverName names the i-th server: A, B, ...
+func serverName(i int) string { return string(rune('A' + i)) }
+
+// moduleRoot is the directory of the module this tool belongs to.
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/dynapi/dynapi").Output()
+	if err != nil {
+		return "", fmt.Errorf("find the dynapi module (run from inside it): %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// goCommand runs the go tool in dir.
+func goCommand(ctx context.Context, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// startServer runs the dynapi binary on a free loopback port and waits
+// until it is ready. Its output goes to a log file in dir.
+func startServer(ctx context.Context, name, bin, root, databaseURL, dir string) (*server, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{name: name, url: "http://" + addr, log: filepath.Join(dir, "dynapi-"+name+".log")}
+	logFile, err := os.Create(s.log)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child has its own descriptor
+	s.cmd = exec.Command(bin, "--listen", addr, "--database-url", databaseURL,
+		"--schemas", filepath.Join(root, "schemas"), "--conversions", filepath.Join(root, "conversions"))
+	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
+	if err := s.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start dynapi %s: %w", name, err)
+	}
+	s.exited = make(chan struct{})
+	go func() {
+		s.waitErr = s.cmd.Wait()
+		close(s.exited)
+	}()
+	return s, s.waitReady(ctx)
+}
+
+// freeAddr returns a loopback address with a port nobody listens on.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// waitReady polls /readyz until it answers 200.
+func (s *server) waitReady(ctx context.Context) error {
+	c := client{base: s.url, http: newClient(1)}
+	deadline := time.After(readyTimeout)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := c.get(ctx, "/readyz"); err == nil {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("dynapi %s exited (%v); its log:\n%s", s.name, s.waitErr, logTail(s.log))
+		case <-deadline:
+			return fmt.Errorf("dynapi %s not ready after %s; its log:\n%s", s.name, readyTimeout, logTail(s.log))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// stopTimeout bounds a server's clean shutdown before it is killed.
+const stopTimeout = 15 * time.Second
+
+// stop asks a started server to shut down and waits for it.
+func (s *server) stop() error {
+	if s.cmd == nil {
+		return nil
+	}
+	select {
+	case <-s.exited:
+		return fmt.Errorf("dynapi %s exited early (%v); its log:\n%s", s.name, s.waitErr, logTail(s.log))
+	default:
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stop dynapi %s: %w", s.name, err)
+	}
+	select {
+	case <-s.exited:
+		if s.waitErr != nil {
+			return fmt.Errorf("dynapi %s: %w; its log:\n%s", s.name, s.waitErr, logTail(s.log))
+		}
+		return nil
+	case <-time.After(stopTimeout):
+		return errors.Join(fmt.Errorf("dynapi %s did not stop in %s; killed", s.name, stopTimeout), s.cmd.Process.Kill())
+	}
+}
+
+// logTail returns the end of a log file.
+func logTail(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	return string(data[max(0, len(data)-2000):])
+}

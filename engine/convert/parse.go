@@ -1,0 +1,105 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	// Kubernetes' own YAML-to-JSON conversion, so a rules file reads as
+	// kubectl would read it.
+	"sigs.k8s.io/yaml"
+)
+
+// file is a rules file as written.
+type file struct {
+	Group    *string                `json:"group"`
+	Kind     string                 `json:"kind"`
+	Hub      string                 `json:"hub"`
+	Versions map[string]versionFile `json:"versions"`
+}
+
+type versionFile struct {
+	ToHub   []json.RawMessage `json:"toHub"`
+	FromHub json.RawMessage   `json:"fromHub"` // absent: derived from toHub
+}
+
+// Parse reads a rules file (YAML or JSON: group, kind, hub, versions; see
+// the package documentation) and returns its rules, with fromHub derived
+// where the file leaves it out. The rules are not checked against any
+// schema: call Bind for that before using them. Errors: Problems, naming
+// every rule at fault and why ("versions.v1.toHub[2]: mapValues: values
+// are not a bijection: \"a\" and \"b\" both map to \"x\"").
+func Parse(src []byte) (*Rules, error) {
+	doc, err := yaml.YAMLToJSONStrict(src)
+	if err != nil {
+		return nil, Problems{{Reason: "invalid YAML: " + strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")}}
+	}
+	var f file
+	if err := strictUnmarshal(doc, &f); err != nil {
+		return nil, Problems{{Reason: err.Error()}}
+	}
+	var ps Problems
+	r := f.header(&ps)
+	for _, name := range slices.Sorted(maps.Keys(f.Versions)) {
+		where := "versions." + name
+		if name == f.Hub {
+			ps.add(where, "the hub needs no rules: it is what the other versions convert to")
+			continue
+		}
+		if v := f.Versions[name].rules(where, &ps); v != nil {
+			r.versions[name] = v
+		}
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// header checks and copies group, kind and hub.
+func (f *file) header(ps *Problems) *Rules {
+	if f.Group == nil {
+		ps.add("group", `is required ("" for the core group)`)
+	}
+	if f.Kind == "" {
+		ps.add("kind", "is required")
+	}
+	if f.Hub == "" {
+		ps.add("hub", "is required: the version every conversion goes through")
+	}
+	r := &Rules{kind: f.Kind, hub: f.Hub, versions: map[string]*versionRules{}}
+	if f.Group != nil {
+		r.group = *f.Group
+	}
+	return r
+}
+
+// rules decodes one version's rule lists.
+func (v versionFile) rules(where string, ps *Problems) *versionRules {
+	out := &versionRules{toHub: decodeSteps(v.ToHub, where+".toHub", ps, false)}
+	raw := bytes.TrimSpace(v.FromHub)
+	if len(raw) == 0 || string(raw) == "null" {
+		out.fromHub = invert(out.toHub, where+".fromHub")
+		return out
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		ps.add(where+".fromHub", "must be a list of rules")
+		return nil
+	}
+	out.fromHub, out.fromHubWritten = decodeSteps(list, where+".fromHub", ps, false), true
+	return out
+}
+
+// strictUnmarshal decodes JSON refusing unknown fields.
+func strictUnmarshal(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}

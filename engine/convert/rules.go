@@ -1,0 +1,125 @@
+package convert
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// Rules are the conversion rules of one kind, from Parse (and Bind). They
+// are immutable and safe for concurrent use. A nil *Rules is a kind with
+// no rules file: every version has the hub's shape, and Convert rewrites
+// apiVersion only, like the CustomResourceDefinition strategy None.
+type Rules struct {
+	group, kind, hub string
+	versions         map[string]*versionRules
+}
+
+// versionRules are the rules between one version and the hub.
+type versionRules struct {
+	toHub, fromHub []step
+	fromHubWritten bool // the file spells fromHub out; otherwise it is derived
+}
+
+// Group is the API group the rules are for; "" for a nil Rules.
+func (r *Rules) Group() string {
+	if r == nil {
+		return ""
+	}
+	return r.group
+}
+
+// Kind is the kind the rules are for; "" for a nil Rules.
+func (r *Rules) Kind() string {
+	if r == nil {
+		return ""
+	}
+	return r.kind
+}
+
+// Hub is the version every conversion goes through; "" for a nil Rules.
+func (r *Rules) Hub() string {
+	if r == nil {
+		return ""
+	}
+	return r.hub
+}
+
+// Versions lists the versions that have rules, sorted by name. The hub
+// and the versions not listed have the hub's shape.
+func (r *Rules) Versions() []string {
+	if r == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(r.versions))
+}
+
+// Convert converts obj, an object of version from, into version to: from
+// into the hub by from's toHub rules, then into to by to's fromHub rules,
+// and sets apiVersion to to. obj is not modified. from == to returns obj
+// itself. A nil Rules rewrites apiVersion only, keeping obj's group.
+// Errors: BadRequest when obj is not a JSON object; any other error is a
+// rule that sjson could not apply, an internal error.
+func (r *Rules) Convert(obj []byte, from, to string) ([]byte, error) {
+	if from == to {
+		return obj, nil
+	}
+	if trimmed := bytes.TrimLeft(obj, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, engine.Errorf(engine.CodeBadRequest, "convert: the object must be a JSON object")
+	}
+	out, err := r.viaHub(obj, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s from %s to %s: %w", r.Kind(), from, to, err)
+	}
+	group := r.Group()
+	if r == nil {
+		group, _ = engine.ParseAPIVersion(gjson.GetBytes(obj, "apiVersion").Str)
+	}
+	apiVersion := engine.GroupVersionKind{Group: group, Version: to}.APIVersion()
+	out, err = sjson.SetBytes(out, "apiVersion", apiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s to %s: set apiVersion: %w", r.Kind(), to, err)
+	}
+	return out, nil
+}
+
+// viaHub applies from's toHub rules, then to's fromHub rules.
+func (r *Rules) viaHub(obj []byte, from, to string) ([]byte, error) {
+	if r == nil {
+		return obj, nil
+	}
+	var err error
+	if v := r.versions[from]; v != nil {
+		if obj, err = run(v.toHub, obj); err != nil {
+			return nil, err
+		}
+	}
+	if v := r.versions[to]; v != nil {
+		return run(v.fromHub, obj)
+	}
+	return obj, nil
+}
+
+// Project returns what version via keeps of obj, an object of version
+// from, seen in from again: obj converted to via, pruned (prune applies
+// via's schema; nil prunes nothing), and converted back. Remainder of obj
+// and its projection is what via cannot hold. Errors: those of Convert,
+// and prune's.
+func (r *Rules) Project(obj []byte, from, via string, prune func([]byte) ([]byte, error)) ([]byte, error) {
+	view, err := r.Convert(obj, from, via)
+	if err != nil {
+		return nil, err
+	}
+	if prune != nil {
+		if view, err = prune(view); err != nil {
+			return nil, fmt.Errorf("project %s through %s: %w", r.Kind(), via, err)
+		}
+	}
+	return r.Convert(view, via, from)
+}
