@@ -86,8 +86,8 @@ func (b *bench) baseline(ctx context.Context, clients, n int, f op) *measurement
 // add records a phase's results and says how it went.
 func (b *bench) add(phase string, clients int, m measurement, raw *measurement) {
 	b.report.add(row{Phase: phase, Clients: clients, Dynapi: m, Raw: raw})
-	fmt.Fprintf(b.progress, "  %s: %.0f ops/s, p50 %s, p99 %s, %d error(s)\n",
-		phase, m.OpsPerSec(), ms(m.Percentile(50)), ms(m.Percentile(99)), m.Errors)
+	fmt.Fprintf(b.progress, "  %s: %s ops/s, p50 %s, p99 %s, %d error(s)\n",
+		phase, rate(m.OpsPerSec()), ms(m.Percentile(50)), ms(m.Percentile(99)), m.Errors)
 	for _, r := range []*measurement{&m, raw} {
 		if r != nil && r.FirstErr != nil {
 			fmt.Fprintf(b.progress, "  %s: first error: %v\n", phase, r.FirstErr)

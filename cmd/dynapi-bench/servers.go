@@ -221,3 +221,14 @@ func logTail(path string) string {
 	}
 	return string(data[max(0, len(data)-2000):])
 }
+
+// describeDatabase says where the database came from, for the report.
+func (c *cluster) describeDatabase() string {
+	switch {
+	case c.pg != nil:
+		return "private PostgreSQL, durable (fsync and synchronous_commit on)"
+	case c.databaseURL != "":
+		return "-database-url"
+	}
+	return "unknown (-servers without -database-url: no baseline)"
+}

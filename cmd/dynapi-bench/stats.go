@@ -62,9 +62,14 @@ func (r *recorder) add(latencies []time.Duration, errs []error) {
 	}
 }
 
-// fail records an error that is not one operation's.
-func (r *recorder) fail(err error) {
-	r.add(nil, []error{err})
+// fail records count failures for one reason.
+func (r *recorder) fail(count int, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors += count
+	if r.firstErr == nil {
+		r.firstErr = err
+	}
 }
 
 // result sorts what was recorded into a measurement of ops operations.
@@ -112,7 +117,7 @@ func parallel(ctx context.Context, clients, n int, op op) measurement {
 	wg.Wait()
 	elapsed := time.Since(start)
 	if err := ctx.Err(); err != nil {
-		rec.fail(fmt.Errorf("stopped: %w", err))
+		rec.fail(1, fmt.Errorf("stopped: %w", err))
 	}
 	return rec.result(n, elapsed)
 }

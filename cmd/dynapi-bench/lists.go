@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Lists run one at a time: their figure is the latency of one list.
+const (
+	listRepeats   = 5   // whole lists of all objects
+	pagedRepeats  = 3   // paged walks through all objects
+	selectRepeats = 50  // lists with a label selector matching 1%
+	pageLimit     = 500 // objects per page
+)
+
+// list reads all objects in one response, then page by page; the baseline
+// SELECTs every body in name order.
+func (b *bench) list(ctx context.Context) {
+	n, w := b.cfg.Objects, b.widgets
+	fmt.Fprintf(b.progress, "list: all %d objects, %d times whole and %d times in pages of %d\n", n, listRepeats, pagedRepeats, pageLimit)
+	m := parallel(ctx, 1, listRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
+		start := time.Now()
+		out, err := b.load().get(ctx, w.collection())
+		took := time.Since(start)
+		if err != nil {
+			return took, err
+		}
+		return took, wantItems(out, n)
+	})
+	raw := b.baseline(ctx, 1, listRepeats, timed(func(ctx context.Context, _ int) error {
+		got, err := b.raw.List(ctx, nil)
+		return wantCount(got, err, n)
+	}))
+	b.add("list all", 1, m, raw)
+	paged := parallel(ctx, 1, pagedRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
+		return b.walkPages(ctx)
+	})
+	b.add(fmt.Sprintf("list paged (limit=%d)", pageLimit), 1, paged, nil)
+}
+
+// walkPages lists all objects page by page and returns the time the
+// requests took.
+func (b *bench) walkPages(ctx context.Context) (time.Duration, error) {
+	var took time.Duration
+	items := 0
+	for token, pages := "", 0; pages <= b.cfg.Objects/pageLimit+1; pages++ {
+		q := url.Values{"limit": {fmt.Sprint(pageLimit)}}
+		if token != "" {
+			q.Set("continue", token)
+		}
+		start := time.Now()
+		out, err := b.load().get(ctx, b.widgets.collection()+"?"+q.Encode())
+		took += time.Since(start)
+		if err != nil {
+			return took, err
+		}
+		items += int(gjson.GetBytes(out, "items.#").Int())
+		if token = gjson.GetBytes(out, "metadata.continue").String(); token == "" {
+			return took, wantCount(items, nil, b.cfg.Objects)
+		}
+	}
+	return took, fmt.Errorf("paged list: more than %d pages", b.cfg.Objects/pageLimit+1)
+}
+
+// selectLabels lists with labelSelector=bucket=k, which matches 1% of the
+// objects; the baseline SELECTs with labels @> {"bucket":k}, through the
+// same GIN index.
+func (b *bench) selectLabels(ctx context.Context) {
+	w := b.widgets
+	fmt.Fprintf(b.progress, "select: %d lists with a label selector matching 1%% of %d objects\n", selectRepeats, b.cfg.Objects)
+	m := parallel(ctx, 1, selectRepeats, func(ctx context.Context, i int) (time.Duration, error) {
+		start := time.Now()
+		out, err := b.load().get(ctx, w.collection()+"?labelSelector="+url.QueryEscape("bucket="+bucket(i)))
+		took := time.Since(start)
+		if err != nil {
+			return took, err
+		}
+		return took, wantItems(out, b.inBucket(i))
+	})
+	raw := b.baseline(ctx, 1, selectRepeats, timed(func(ctx context.Context, i int) error {
+		got, err := b.raw.List(ctx, map[string]string{"bucket": bucket(i)})
+		return wantCount(got, err, b.inBucket(i))
+	}))
+	b.add("list selector 1%", 1, m, raw)
+}
+
+// inBucket is how many objects share object i's bucket label.
+func (b *bench) inBucket(i int) int {
+	n, k := b.cfg.Objects, i%buckets
+	if k < n%buckets {
+		return n/buckets + 1
+	}
+	return n / buckets
+}
+
+// wantItems checks the number of items of a list response.
+func wantItems(list []byte, want int) error {
+	return wantCount(int(gjson.GetBytes(list, "items.#").Int()), nil, want)
+}
+
+// wantCount checks the number of objects a list returned.
+func wantCount(got int, err error, want int) error {
+	if err == nil && got != want {
+		err = fmt.Errorf("list returned %d objects, want %d", got, want)
+	}
+	return err
+}
