@@ -5,23 +5,51 @@ import (
 	"io"
 	"os"
 
+	"github.com/dynapi/dynapi/engine/convert/prove"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
-// check loads every definition and prints each problem with its file.
-// It fails when there is any problem, so CI can gate on it.
+// check loads every definition and conversion rules file, proves the
+// conversions of every kind with several versions (see package prove), and
+// prints each problem with its file. It fails when there is any problem,
+// so CI can gate on it.
 func check(cfg Config, stdout io.Writer) error {
-	if _, err := os.Stat(cfg.Schemas); err != nil {
-		return fmt.Errorf("schemas directory: %w", err)
+	for _, dir := range []struct{ name, path string }{{"schemas", cfg.Schemas}, {"conversions", cfg.Conversions}} {
+		if _, err := os.Stat(dir.path); err != nil {
+			return fmt.Errorf("%s directory: %w", dir.name, err)
+		}
 	}
-	snap, problems := registry.Load(os.DirFS(cfg.Schemas))
+	snap, problems := registry.Load(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions))
 	for _, p := range problems {
-		fmt.Fprintf(stdout, "%s/%s\n", cfg.Schemas, p)
+		fmt.Fprintf(stdout, "%s/%s\n", dirOf(cfg, p.Conversion), p)
 	}
-	if len(problems) > 0 {
-		fmt.Fprintf(stdout, "%d problem(s) found\n", len(problems))
+	failures := prove.Snapshot(snap)
+	for _, f := range failures {
+		fmt.Fprintf(stdout, "%s/%s\n", dirOf(cfg, f.Conversion), f)
+	}
+	if n := len(problems) + len(failures); n > 0 {
+		fmt.Fprintf(stdout, "%d problem(s) found\n", n)
 		return errReported
 	}
-	fmt.Fprintf(stdout, "ok: %d definition(s) in %s\n", len(snap.Resources()), cfg.Schemas)
+	fmt.Fprintf(stdout, "ok: %d definition(s) in %s, %d with conversion rules in %s, every conversion proved\n",
+		len(snap.Resources()), cfg.Schemas, withRules(snap), cfg.Conversions)
 	return nil
+}
+
+// dirOf is the folder a problem's file is in.
+func dirOf(cfg Config, conversion bool) string {
+	if conversion {
+		return cfg.Conversions
+	}
+	return cfg.Schemas
+}
+
+func withRules(snap *registry.Snapshot) int {
+	n := 0
+	for _, r := range snap.Resources() {
+		if r.Conversion != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -16,6 +16,7 @@ type Config struct {
 	DataDir     string
 	TLSCertFile string
 	TLSKeyFile  string
+	Profiling   bool
 }
 
 // parseConfig reads flags for cmd; each flag falls back to an environment
@@ -38,6 +39,7 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 		fs.StringVar(&c.DataDir, "data-dir", env("DYNAPI_DATA_DIR", "./.dynapi"), "where the private PostgreSQL keeps its data (env DYNAPI_DATA_DIR)")
 		fs.StringVar(&c.TLSCertFile, "tls-cert-file", env("DYNAPI_TLS_CERT_FILE", ""), "serve HTTPS with this certificate (env DYNAPI_TLS_CERT_FILE)")
 		fs.StringVar(&c.TLSKeyFile, "tls-key-file", env("DYNAPI_TLS_KEY_FILE", ""), "key of --tls-cert-file (env DYNAPI_TLS_KEY_FILE)")
+		fs.BoolVar(&c.Profiling, "profiling", env("DYNAPI_PROFILING", "") == "true", "serve Go's profiler at /debug/pprof/ (env DYNAPI_PROFILING=true)")
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err

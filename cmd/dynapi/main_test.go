@@ -97,19 +97,28 @@ func TestPrivatePostgres(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	tests := []struct {
-		name    string
-		schemas string
-		wantErr bool
-		want    []string
+		name                 string
+		schemas, conversions string
+		wantErr              bool
+		want                 []string
 	}{
-		{"shipped definitions", "../../schemas", false, []string{"ok: 4 definition(s)"}},
-		{"broken definitions", "testdata/broken", true, []string{
+		{"shipped definitions", "../../schemas", "../../conversions", false, []string{
+			"ok: 5 definition(s) in ../../schemas, 1 with conversion rules in ../../conversions, every conversion proved"}},
+		{"broken definitions", "testdata/broken", "testdata/no-rules", true, []string{
 			"testdata/broken/syntax.yaml:", "testdata/broken/two-storage.yaml", "storage", "2 problem(s) found"}},
+		{"broken rules", "testdata/rules/schemas", "testdata/rules/conversions", true, []string{
+			`testdata/rules/conversions/tube.yaml: Tube.test.example.com: versions.v1.toHub[0]: move: from "spec.bor": v1 has no such field`,
+			`testdata/rules/conversions/tube.yaml: Tube.test.example.com: versions.v1.toHub[1]: mapValues: values are not a bijection: "gloss" and "matt" both map to "Matt"`,
+			"testdata/rules/schemas/tube.yaml: Tube.test.example.com: refused: its conversion rules in tube.yaml were refused",
+			"testdata/rules/conversions/hose.yaml: spec.length: the round trip v1 → v2 → ",
+			"changes the field: was 0.25, got 0 (rules: versions.v1.toHub[0]: coerce {path: spec.length, to: integer, from: number}; ",
+			"4 problem(s) found"}},
+		{"no conversions folder", "../../schemas", "testdata/nowhere", true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := run(context.Background(), []string{"check", "--schemas", tt.schemas}, &out, io.Discard)
+			err := run(context.Background(), []string{"check", "--schemas", tt.schemas, "--conversions", tt.conversions}, &out, io.Discard)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("check error = %v, wantErr %v\n%s", err, tt.wantErr, out.String())
 			}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -49,7 +50,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.ensureDefaultNamespace(ctx, service); err != nil {
 		return err
 	}
-	handler := httpapi.New(service, &m.snapshots, m.store.Ping, m.Logger)
+	var handler http.Handler = httpapi.New(service, &m.snapshots, m.store.Ping, m.Logger)
+	if m.Config.Profiling {
+		handler = withProfiling(handler)
+	}
 	return m.serve(handler)
 }
 
@@ -57,7 +61,7 @@ func (m *Main) Run(ctx context.Context) error {
 func (m *Main) Addr() string { return m.listener.Addr().String() }
 
 func (m *Main) loadDefinitions() {
-	snap, problems := registry.Load(os.DirFS(m.Config.Schemas))
+	snap, problems := registry.Load(os.DirFS(m.Config.Schemas), os.DirFS(m.Config.Conversions))
 	for _, p := range problems {
 		m.Logger.Warn("definition refused", "file", filepath.Join(m.Config.Schemas, p.File), "line", p.Line, "reason", p.Reason)
 	}
@@ -138,6 +142,19 @@ func (m *Main) Close() error {
 		errs = append(errs, m.pg.Stop())
 	}
 	return errors.Join(errs...)
+}
+
+// withProfiling serves Go's profiler under /debug/pprof/, as kube-apiserver
+// does with --profiling.
+func withProfiling(api http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/", api)
+	return mux
 }
 
 // redact hides the password of a database URL for the log.
