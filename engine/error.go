@@ -62,6 +62,10 @@ type Error struct {
 	Causes  []FieldError
 	// RetryAfterSeconds, when set, is sent as Retry-After and in the Status details.
 	RetryAfterSeconds int
+	// Continue, when set, is a continue token to send in the Status'
+	// metadata.continue: an Expired list offers one that resumes from
+	// the same key at the current state, as kube-apiserver does.
+	Continue string
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -46,10 +46,13 @@ type ObjectKey struct {
 }
 
 // Object is one stored object: its JSON body as written in StoredVersion, with
-// metadata.resourceVersion equal to ResourceVersion.
+// metadata.resourceVersion equal to ResourceVersion. Remainder, kept beside
+// the body and never shown, holds what StoredVersion could not hold of the
+// object as it was written (see package convert); nil when nothing was lost.
 type Object struct {
 	Key             ObjectKey
 	StoredVersion   string
 	ResourceVersion int64
 	Body            []byte
+	Remainder       []byte
 }

@@ -67,6 +67,7 @@ type Event struct {
 	Object            Object
 	Prev              []byte
 	PrevStoredVersion string
+	PrevRemainder     []byte
 	Err               error
 }
 

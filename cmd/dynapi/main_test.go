@@ -35,6 +35,9 @@ func startMain(t *testing.T, cfg Config) *Main {
 	if cfg.Schemas == "" {
 		cfg.Schemas = "../../schemas"
 	}
+	if cfg.Conversions == "" {
+		cfg.Conversions = "../../conversions"
+	}
 	m := &Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("Run: %v", err)

@@ -63,7 +63,11 @@ func (m *Main) Addr() string { return m.listener.Addr().String() }
 func (m *Main) loadDefinitions() {
 	snap, problems := registry.Load(os.DirFS(m.Config.Schemas), os.DirFS(m.Config.Conversions))
 	for _, p := range problems {
-		m.Logger.Warn("definition refused", "file", filepath.Join(m.Config.Schemas, p.File), "line", p.Line, "reason", p.Reason)
+		dir := m.Config.Schemas
+		if p.Conversion {
+			dir = m.Config.Conversions
+		}
+		m.Logger.Warn("definition refused", "file", filepath.Join(dir, p.File), "line", p.Line, "reason", p.Reason)
 	}
 	m.snapshots.Store(snap)
 	m.Logger.Info("definitions loaded", "dir", m.Config.Schemas, "resources", len(snap.Resources()), "refused", len(problems))

@@ -16,9 +16,12 @@ import (
 // it converts from, or was written by an earlier rule; that every path a
 // rule writes exists in the version it converts to, or is read by a later
 // rule; and that in metadata only labels and annotations are converted.
-// Rules written in fromHub are checked the same way, from the hub. Errors:
-// Problems.
+// Rules written in fromHub are checked the same way, from the hub. A nil
+// Rules stays nil. Errors: Problems.
 func (r *Rules) Bind(shapes map[string]Shape) (*Rules, error) {
+	if r == nil {
+		return nil, nil
+	}
 	var ps Problems
 	hub, ok := shapes[r.hub]
 	if !ok {

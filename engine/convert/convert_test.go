@@ -128,3 +128,20 @@ func TestProject(t *testing.T) {
 	}
 	jsonEqual(t, got, thing("v2", `"spec":{"outlets":["a"]}`))
 }
+
+// Convert never panics, whatever its input: the pipeline checks JSON at
+// the edge, but a stored object could be anything.
+func TestConvertSurvivesBrokenJSON(t *testing.T) {
+	t.Parallel()
+	r := parseRules(t, v1ToHub(benchRules))
+	for i := range benchObject {
+		for _, in := range [][]byte{benchObject[:i], append(bytes.Clone(benchObject[:i]), `"}]}`...)} {
+			if _, err := r.Convert(in, "v1", "v2"); err != nil && engine.ErrorCode(err) != engine.CodeBadRequest {
+				t.Fatalf("Convert(%q): %v", in, err)
+			}
+			if _, err := r.Convert(in, "v2", "v1"); err != nil && engine.ErrorCode(err) != engine.CodeBadRequest {
+				t.Fatalf("Convert(%q): %v", in, err)
+			}
+		}
+	}
+}

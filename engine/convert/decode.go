@@ -34,14 +34,14 @@ func vocabularySpecs() map[string]ruleSpec {
 		"delete":         {"path", func(a *args) rule { return deleteRule{a.path("path", false)} }},
 		"wrap":           {"from to", func(a *args) rule { f, t := a.fromTo(false); return wrap{f, t} }},
 		"unwrap":         {"from to", func(a *args) rule { f, t := a.fromTo(false); return unwrap{f, t} }},
-		"mapValues":      {"path values", func(a *args) rule { return mapValues{a.path("path", true), a.values()} }},
+		"mapValues":      {"path values", func(a *args) rule { return newMapValues(a.path("path", true), a.values()) }},
 		"split":          {"from to separator", func(a *args) rule { f, t := a.fromTo(false); return split{f, t, a.separator()} }},
 		"join":           {"from to separator", func(a *args) rule { f, t := a.fromTo(false); return join{f, t, a.separator()} }},
 		"coerce":         {"path to from", buildCoerce},
-		"toAnnotation":   {"from key", func(a *args) rule { return toMeta{from: a.path("from", false), kind: annotations, key: a.key()} }},
-		"toLabel":        {"from key", func(a *args) rule { return toMeta{from: a.path("from", false), kind: labels, key: a.key()} }},
-		"fromAnnotation": {"key to", func(a *args) rule { return fromMeta{kind: annotations, key: a.key(), to: a.path("to", false)} }},
-		"fromLabel":      {"key to", func(a *args) rule { return fromMeta{kind: labels, key: a.key(), to: a.path("to", false)} }},
+		"toAnnotation":   {"from key", func(a *args) rule { return a.toMeta(annotations) }},
+		"toLabel":        {"from key", func(a *args) rule { return a.toMeta(labels) }},
+		"fromAnnotation": {"key to", func(a *args) rule { return a.fromMeta(annotations) }},
+		"fromLabel":      {"key to", func(a *args) rule { return a.fromMeta(labels) }},
 		"forEach":        {"path rules", buildForEach},
 	}
 }
@@ -121,6 +121,16 @@ func buildForEach(a *args) rule {
 	return r
 }
 
+func (a *args) toMeta(kind string) rule {
+	key := a.key()
+	return toMeta{from: a.path("from", false), kind: kind, key: key, at: metaPath(kind, key)}
+}
+
+func (a *args) fromMeta(kind string) rule {
+	key := a.key()
+	return fromMeta{kind: kind, key: key, at: metaPath(kind, key), to: a.path("to", false)}
+}
+
 // key reads the annotation or label name of toAnnotation and its kin.
 func (a *args) key() string {
 	k := a.text("key", true)
@@ -134,13 +144,13 @@ func (a *args) key() string {
 func (a *args) separator() string { return a.text("separator", true) }
 
 // value reads the constant of set and default.
-func (a *args) value() []byte {
+func (a *args) value() string {
 	raw, ok := a.m["value"]
 	if !ok {
 		a.failf("value is required")
-		return nil
+		return ""
 	}
-	return []byte(gjson.ParseBytes(raw).Raw)
+	return gjson.ParseBytes(raw).Raw
 }
 
 // values reads mapValues' map and checks it is a bijection.

@@ -1,6 +1,7 @@
 // Package convert interprets the declarative conversion rules of
-// conversions/ on objects held as JSON bytes (gjson and sjson; an object is
-// never decoded into maps). It is pure: no I/O, no schemas. The registry
+// conversions/ on objects held as JSON bytes: an object is never decoded
+// into maps; the objects a rule reaches into are indexed once, and the
+// rest is copied as it is. It is pure: no I/O, no schemas. The registry
 // parses each rules file with Parse, checks it against the kind's schemas
 // with Bind, and the request pipeline converts with Convert.
 //
@@ -47,5 +48,17 @@
 // What a version cannot hold is not lost: Remainder computes, for an object
 // and its projection through a version (Project), what the projection lost;
 // the caller stores it beside the object, and Restore puts it back as long
-// as the user did not change what they could see.
+// as the user did not change what they could see. With obj the current
+// object in the hub version h (rules.Hub(); for a nil Rules, whose
+// versions all have one shape, the storage version), an update through
+// version v is:
+//
+//	seen, _ := rules.Project(obj, h, v, pruneWithVsSchema)
+//	kept := convert.Remainder(obj, seen)        // what v did not show
+//	next, _ := rules.Convert(written, v, h)
+//	next, _ = convert.Restore(next, kept)       // back where the user left it
+//
+// Storing next in a storage version s keeps Remainder(next, Project(next,
+// h, s, pruneWithSsSchema)) beside it, which Restore puts back into the
+// stored object converted to h, on every read.
 package convert

@@ -52,6 +52,6 @@ func equalObjects(a, b gjson.Result) bool {
 }
 
 // equalRaw compares a value with JSON text.
-func equalRaw(a gjson.Result, raw []byte) bool {
-	return equal(a, gjson.ParseBytes(raw))
+func equalRaw(a gjson.Result, raw string) bool {
+	return equal(a, gjson.Parse(raw))
 }

@@ -10,7 +10,7 @@ import (
 
 // parseRules parses a rules file for Thing.test.example.com, hub v2, whose
 // versions section is given (YAML, indented by two spaces).
-func parseRules(t *testing.T, versions string) *Rules {
+func parseRules(t testing.TB, versions string) *Rules {
 	t.Helper()
 	r, err := Parse([]byte(thingFile(versions)))
 	if err != nil {

@@ -2,9 +2,12 @@ package convert
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -31,7 +34,9 @@ type versionFile struct {
 // where the file leaves it out. The rules are not checked against any
 // schema: call Bind for that before using them. Errors: Problems, naming
 // every rule at fault and why ("versions.v1.toHub[2]: mapValues: values
-// are not a bijection: \"a\" and \"b\" both map to \"x\"").
+// are not a bijection: \"a\" and \"b\" both map to \"x\""). With
+// Problems, the Rules returned, when not nil, hold the rules that could be
+// read, so that Bind can report their problems too; they must not convert.
 func Parse(src []byte) (*Rules, error) {
 	doc, err := yaml.YAMLToJSONStrict(src)
 	if err != nil {
@@ -43,6 +48,7 @@ func Parse(src []byte) (*Rules, error) {
 	}
 	var ps Problems
 	r := f.header(&ps)
+	complete := len(ps) == 0
 	for _, name := range slices.Sorted(maps.Keys(f.Versions)) {
 		where := "versions." + name
 		if name == f.Hub {
@@ -53,10 +59,10 @@ func Parse(src []byte) (*Rules, error) {
 			r.versions[name] = v
 		}
 	}
-	if err := ps.err(); err != nil {
-		return nil, err
+	if !complete {
+		return nil, ps
 	}
-	return r, nil
+	return r, ps.err()
 }
 
 // header checks and copies group, kind and hub.
@@ -94,12 +100,31 @@ func (v versionFile) rules(where string, ps *Problems) *versionRules {
 	return out
 }
 
-// strictUnmarshal decodes JSON refusing unknown fields.
+// strictUnmarshal decodes JSON refusing unknown fields, with errors that
+// speak of the file's fields rather than Go types.
 func strictUnmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+	err := dec.Decode(v)
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typeErr):
+		return fmt.Errorf("%s: must be %s, not %s", cmp.Or(typeErr.Field, "the file"), shapeName(typeErr.Type), typeErr.Value)
 	}
-	return nil
+	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// shapeName names a Go type the way a YAML author thinks of it.
+func shapeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Pointer:
+		return shapeName(t.Elem())
+	}
+	return "a mapping"
 }

@@ -15,7 +15,9 @@ func TestParseProblems(t *testing.T) {
 	}{
 		{"yaml syntax", "group: [x", "invalid YAML: "},
 		{"unknown field", thingFile("") + "webhook: x\n", `unknown field "webhook"`},
-		{"wrong type", "group: x\nkind: Thing\nhub: v2\nversions: [a]\n", "cannot unmarshal"},
+		{"wrong type", "group: x\nkind: Thing\nhub: v2\nversions: [a]\n", "versions: must be a mapping, not array"},
+		{"wrong nested type", thingFile("  v1: {toHub: {move: {}}}\n"), "versions.toHub: must be a list, not object"},
+		{"not a mapping", "- a\n", "the file: must be a mapping, not array"},
 		{"group missing", "kind: Thing\nhub: v2\n", `group: is required ("" for the core group)`},
 		{"kind missing", "group: x\nhub: v2\n", "kind: is required"},
 		{"hub missing", "group: x\nkind: Thing\n", "hub: is required"},
@@ -50,15 +52,28 @@ func TestParseProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r, err := Parse([]byte(tt.file))
+			_, err := Parse([]byte(tt.file))
 			var ps Problems
-			if !errors.As(err, &ps) || r != nil {
-				t.Fatalf("Parse = %v, %v; want Problems", r, err)
+			if !errors.As(err, &ps) {
+				t.Fatalf("Parse error = %v; want Problems", err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("problems lack %q:\n%v", tt.want, err)
 			}
 		})
+	}
+}
+
+// With a broken rule, Parse returns the others, for Bind to check; with
+// a broken header, nothing.
+func TestParseReturnsWhatItCanRead(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(thingFile(v1ToHub(`[{move: {from: spec.a, to: spec.b}}, {rename: {}}]`))))
+	if err == nil || r == nil || len(r.versions["v1"].toHub) != 1 {
+		t.Fatalf("Parse = %v, %v; want the move and a problem", r, err)
+	}
+	if r, err := Parse([]byte("kind: Thing\nhub: v2\n")); err == nil || r != nil {
+		t.Fatalf("Parse without a group = %v, %v; want no rules", r, err)
 	}
 }
 
@@ -80,17 +95,15 @@ func TestParseReportsEveryProblem(t *testing.T) {
 func TestParsePaths(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		in   string
-		keys []string
-		get  string
-		set  string
+		in     string
+		keys   []string
+		quoted string // the last key
 	}{
-		{"spec.a", []string{"spec", "a"}, "spec.a", "spec.a"},
-		{`metadata.labels.app\.kubernetes\.io/name`, []string{"metadata", "labels", "app.kubernetes.io/name"}, `metadata.labels.app\.kubernetes\.io\/name`, `metadata.labels.app\.kubernetes\.io\/name`},
-		{"spec.ports.80", []string{"spec", "ports", "80"}, "spec.ports.80", "spec.ports.:80"},
-		{"spec.:x", []string{"spec", ":x"}, "spec.:x", "spec.::x"},
-		{`spec.a\\b`, []string{"spec", `a\b`}, `spec.a\\b`, `spec.a\\b`},
-		{"spec.a*?", []string{"spec", "a*?"}, `spec.a\*\?`, `spec.a\*\?`},
+		{"spec.a", []string{"spec", "a"}, `"a"`},
+		{`metadata.labels.app\.kubernetes\.io/name`, []string{"metadata", "labels", "app.kubernetes.io/name"}, `"app.kubernetes.io/name"`},
+		{"spec.ports.80", []string{"spec", "ports", "80"}, `"80"`},
+		{`spec.a\\b`, []string{"spec", `a\b`}, `"a\\b"`},
+		{`spec.a"*?`, []string{"spec", `a"*?`}, `"a\"*?"`},
 	}
 	for _, tt := range tests {
 		p, err := parsePath(tt.in)
@@ -98,8 +111,8 @@ func TestParsePaths(t *testing.T) {
 			t.Errorf("parsePath(%q): %v", tt.in, err)
 			continue
 		}
-		if strings.Join(p.keys, "|") != strings.Join(tt.keys, "|") || p.get != tt.get || p.set != tt.set || p.text != tt.in {
-			t.Errorf("parsePath(%q) = %q get %q set %q text %q", tt.in, p.keys, p.get, p.set, p.text)
+		if strings.Join(p.keys, "|") != strings.Join(tt.keys, "|") || p.quoted[len(p.quoted)-1] != tt.quoted || p.text != tt.in {
+			t.Errorf("parsePath(%q) = %q quoted %q text %q", tt.in, p.keys, p.quoted, p.text)
 		}
 	}
 }

@@ -3,17 +3,14 @@ package convert
 import (
 	"errors"
 	"strings"
-
-	"github.com/tidwall/gjson"
 )
 
 // path is a parsed field path. The zero path (no keys) is the document
 // itself: an element of a list, inside forEach.
 type path struct {
-	keys []string // unescaped keys
-	get  string   // the gjson path
-	set  string   // the sjson path, which differs for numeric keys
-	text string   // as written, for messages
+	keys   []string // unescaped keys
+	quoted []string // the keys as JSON strings
+	text   string   // as written, for messages
 }
 
 // parsePath reads a dotted path; a backslash makes the next character part
@@ -49,39 +46,18 @@ func parsePath(s string) (path, error) {
 
 // newPath builds a path from unescaped keys.
 func newPath(keys []string) path {
-	p := path{keys: keys}
-	get := make([]string, len(keys))
-	set := make([]string, len(keys))
+	p := path{keys: keys, quoted: make([]string, len(keys))}
 	text := make([]string, len(keys))
 	for i, k := range keys {
-		get[i] = gjson.Escape(k)
-		set[i] = get[i]
-		// Why: sjson takes an all-digit key as an array index, and a
-		// leading ":" as the marker that forces a key; ":" forces both.
-		if isIndexLike(k) || strings.HasPrefix(k, ":") {
-			set[i] = ":" + get[i]
-		}
+		p.quoted[i] = jsonString(k)
 		text[i] = strings.ReplaceAll(strings.ReplaceAll(k, `\`, `\\`), ".", `\.`)
 	}
-	p.get, p.set, p.text = strings.Join(get, "."), strings.Join(set, "."), strings.Join(text, ".")
+	p.text = strings.Join(text, ".")
 	return p
-}
-
-func isIndexLike(k string) bool {
-	k = strings.TrimPrefix(k, "-")
-	return k != "" && strings.Trim(k, "0123456789") == ""
 }
 
 // isRoot reports whether p is the document itself.
 func (p path) isRoot() bool { return len(p.keys) == 0 }
-
-// parent is p without its last key.
-func (p path) parent() path { return newPath(p.keys[:len(p.keys)-1]) }
-
-// child is p with key appended.
-func (p path) child(key string) path {
-	return newPath(append(p.keys[:len(p.keys):len(p.keys)], key))
-}
 
 // String renders the path as it is written in a rules file.
 func (p path) String() string { return p.text }

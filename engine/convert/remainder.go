@@ -1,8 +1,9 @@
 package convert
 
 import (
+	"strings"
+
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
 )
@@ -19,49 +20,68 @@ import (
 // arguments must be JSON objects.
 func Remainder(original, projected []byte) []byte {
 	d := differ{out: []byte{'['}}
-	d.value(gjson.ParseBytes(original), gjson.ParseBytes(projected))
+	d.value(strings.TrimSpace(view(original)), strings.TrimSpace(view(projected)))
 	if len(d.out) == 1 {
 		return nil
 	}
 	return append(d.out, ']')
 }
 
-// differ collects the entries of a Remainder.
+// differ collects the entries of a Remainder. Values are JSON texts; ""
+// is an absent value.
 type differ struct {
 	keys []string // the path being compared
 	out  []byte
 }
 
-func (d *differ) value(o, p gjson.Result) {
-	if o.IsObject() && p.IsObject() {
+func (d *differ) value(o, p string) {
+	switch {
+	case o == p: // the same text: most of an object, checked without parsing
+	case strings.HasPrefix(o, "{") && strings.HasPrefix(p, "{"):
 		d.object(o, p)
-		return
-	}
-	if o.Exists() != p.Exists() || o.Exists() && !equal(o, p) {
+	case o == "" || p == "" || !equal(gjson.Parse(o), gjson.Parse(p)):
 		d.entry(o, p)
 	}
 }
 
-func (d *differ) object(o, p gjson.Result) {
-	om, pm := o.Map(), p.Map()
-	o.ForEach(func(k, ov gjson.Result) bool {
-		d.keys = append(d.keys, k.Str)
-		d.value(ov, pm[k.Str])
+// object compares two objects member by member.
+func (d *differ) object(o, p string) {
+	var ob, pb [16]keyValue
+	om, pm := members(o, ob[:0]), members(p, pb[:0])
+	for _, m := range om {
+		d.keys = append(d.keys, m.key)
+		d.value(m.raw, find(pm, m.key))
 		d.keys = d.keys[:len(d.keys)-1]
-		return true
-	})
-	p.ForEach(func(k, pv gjson.Result) bool {
-		if _, ok := om[k.Str]; !ok {
-			d.keys = append(d.keys, k.Str)
-			d.entry(gjson.Result{}, pv)
+	}
+	for _, m := range pm {
+		if find(om, m.key) == "" {
+			d.keys = append(d.keys, m.key)
+			d.entry("", m.raw)
 			d.keys = d.keys[:len(d.keys)-1]
 		}
-		return true
-	})
+	}
 }
 
-// entry appends one entry; a zero Result is an absent value.
-func (d *differ) entry(o, p gjson.Result) {
+// keyValue is one member of an object's text.
+type keyValue struct{ key, raw string }
+
+func members(obj string, buf []keyValue) []keyValue {
+	eachMember(obj, func(kraw, raw string) { buf = append(buf, keyValue{unquote(kraw), raw}) })
+	return buf
+}
+
+// find returns the value of key, "" when absent.
+func find(ms []keyValue, key string) string {
+	for _, m := range ms {
+		if m.key == key {
+			return m.raw
+		}
+	}
+	return ""
+}
+
+// entry appends one entry; "" is an absent value.
+func (d *differ) entry(o, p string) {
 	if len(d.out) > 1 {
 		d.out = append(d.out, ',')
 	}
@@ -73,11 +93,11 @@ func (d *differ) entry(o, p gjson.Result) {
 		d.out = gjson.AppendJSONString(d.out, k)
 	}
 	d.out = append(d.out, ']')
-	if o.Exists() {
-		d.out = append(append(d.out, `,"original":`...), o.Raw...)
+	if o != "" {
+		d.out = append(append(d.out, `,"original":`...), o...)
 	}
-	if p.Exists() {
-		d.out = append(append(d.out, `,"projected":`...), p.Raw...)
+	if p != "" {
+		d.out = append(append(d.out, `,"projected":`...), p...)
 	}
 	d.out = append(d.out, '}')
 }
@@ -90,49 +110,44 @@ func (d *differ) entry(o, p gjson.Result) {
 // modified. Errors: Internal when remainder is not a list of entries as
 // Remainder writes them.
 func Restore(obj, remainder []byte) ([]byte, error) {
-	list := gjson.ParseBytes(remainder)
 	if len(remainder) == 0 {
 		return obj, nil
 	}
+	list := gjson.ParseBytes(remainder)
 	if !list.IsArray() {
 		return nil, engine.Errorf(engine.CodeInternal, "restore: the remainder is not a list")
 	}
+	d := newDoc(obj)
+	defer d.release()
 	var err error
 	list.ForEach(func(_, e gjson.Result) bool {
-		obj, err = restoreEntry(obj, e)
+		err = d.restore(e)
 		return err == nil
 	})
-	return obj, err
-}
-
-// restoreEntry applies one entry of a remainder.
-func restoreEntry(obj []byte, e gjson.Result) ([]byte, error) {
-	keys, err := entryKeys(e)
 	if err != nil {
 		return nil, err
 	}
+	return d.bytes(len(obj)), nil
+}
+
+// restore applies one entry of a remainder.
+func (d doc) restore(e gjson.Result) error {
+	keys, err := entryKeys(e)
+	if err != nil {
+		return err
+	}
 	p := newPath(keys)
-	cur, projected, original := get(obj, p), e.Get("projected"), e.Get("original")
+	cur, projected, original := d.value(p), e.Get("projected"), e.Get("original")
 	if cur.Exists() != projected.Exists() || cur.Exists() && !equal(cur, projected) {
-		return obj, nil
+		return nil
 	}
 	switch {
-	case p.isRoot():
-		return []byte(original.Raw), nil
 	case !original.Exists():
-		out, err := sjson.DeleteBytes(obj, p.set)
-		if err != nil {
-			return nil, engine.Errorf(engine.CodeInternal, "restore: delete %s: %v", p, err)
-		}
-		return out, nil
-	case !settable(obj, p):
-		return obj, nil
+		d.deleteOnly(p)
+	case d.settable(p):
+		d.putRaw(p, original.Raw)
 	}
-	out, err := sjson.SetRawBytes(obj, p.set, []byte(original.Raw))
-	if err != nil {
-		return nil, engine.Errorf(engine.CodeInternal, "restore: set %s: %v", p, err)
-	}
-	return out, nil
+	return nil
 }
 
 func entryKeys(e gjson.Result) ([]string, error) {
@@ -150,14 +165,11 @@ func entryKeys(e gjson.Result) ([]string, error) {
 	return keys, nil
 }
 
-// settable reports whether the closest ancestor of p that exists is an
-// object: the user may have turned a parent into something else, and the
-// original then has no place to go.
-func settable(obj []byte, p path) bool {
-	for i := len(p.keys) - 1; i > 0; i-- {
-		if a := get(obj, newPath(p.keys[:i])); a.Exists() {
-			return a.IsObject()
-		}
-	}
-	return true
+// settable reports whether the value at p exists or the closest ancestor
+// that exists is an object: the user may have turned a parent into
+// something else, and the original then has no place to go.
+func (d doc) settable(p path) bool {
+	var buf [8]*node
+	on := d.walk(p, buf[:0])
+	return len(on) == len(p.keys)+1 || d.a.expand(on[len(on)-1])
 }

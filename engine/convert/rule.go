@@ -1,15 +1,11 @@
 package convert
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // rule is one rule of a rules file, ready to apply to a document.
 type rule interface {
-	// apply returns doc with the rule applied. doc belongs to the caller
-	// and is not modified; the result may be doc itself when nothing changes.
-	apply(doc []byte) ([]byte, error)
+	// apply applies the rule to a document.
+	apply(d doc)
 	// inverse returns the rule that undoes this one, for the derived fromHub.
 	inverse() rule
 	// uses lists the paths the rule reads and writes, for Bind's checks and
@@ -48,15 +44,10 @@ type step struct {
 }
 
 // run applies steps in order.
-func run(steps []step, doc []byte) ([]byte, error) {
+func run(steps []step, d doc) {
 	for _, s := range steps {
-		out, err := s.rule.apply(doc)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s.where, s.rule, err)
-		}
-		doc = out
+		s.rule.apply(d)
 	}
-	return doc, nil
 }
 
 // invert derives the steps that undo steps: each inverted, in reverse order.
@@ -66,7 +57,7 @@ func invert(steps []step, where string) []step {
 		s := steps[i]
 		inv := s.rule.inverse()
 		if fe, ok := s.rule.(forEach); ok {
-			inv = forEach{path: fe.path, steps: invert(fe.steps, where)}
+			inv = fe.inverseIn(where) // its nested rules named after where they go
 		}
 		_, index, _ := strings.Cut(s.where, "toHub")
 		out = append(out, step{rule: inv, where: where + " (inverse of toHub" + index + ")"})

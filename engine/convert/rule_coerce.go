@@ -35,16 +35,14 @@ type coerce struct {
 	to, from string
 }
 
-func (r coerce) apply(doc []byte) ([]byte, error) {
-	v := get(doc, r.path)
+func (r coerce) apply(d doc) {
+	v := d.value(r.path)
 	if !v.Exists() {
-		return doc, nil
+		return
 	}
-	raw, ok := coerceValue(v, r.to)
-	if !ok || raw == v.Raw {
-		return doc, nil
+	if raw, ok := coerceValue(v, r.to); ok && raw != v.Raw {
+		d.putRaw(r.path, raw)
 	}
-	return setRaw(doc, r.path, []byte(raw))
 }
 
 func (r coerce) inverse() rule { return coerce{path: r.path, to: r.from, from: r.to} }

@@ -1,7 +1,5 @@
 package convert
 
-import "github.com/tidwall/gjson"
-
 // forEach applies nested rules to every item of the list at path; the
 // nested rules' paths are relative to the item. Its inverse applies the
 // nested rules inverted, in reverse order.
@@ -10,41 +8,34 @@ type forEach struct {
 	steps []step
 }
 
-func (r forEach) apply(doc []byte) ([]byte, error) {
-	v := get(doc, r.path)
-	if !v.IsArray() {
-		return doc, nil
+func (r forEach) apply(d doc) {
+	list := d.value(r.path)
+	if !list.IsArray() {
+		return
 	}
-	out := make([]byte, 0, len(v.Raw)+16)
+	out := make([]byte, 0, len(list.Raw)+16)
 	out = append(out, '[')
 	changed := false
-	var err error
-	v.ForEach(func(_, item gjson.Result) bool {
-		var converted []byte
-		converted, err = run(r.steps, []byte(item.Raw))
-		if err != nil {
-			return false
-		}
-		changed = changed || string(converted) != item.Raw
+	eachItem(list.Raw, func(item string) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = append(out, converted...)
-		return true
+		it := d.item(item)
+		run(r.steps, it)
+		start := len(out)
+		out = it.root.appendTo(out)
+		changed = changed || string(out[start:]) != item
 	})
-	if err != nil {
-		return nil, err
+	if changed {
+		d.putRaw(r.path, string(append(out, ']')))
 	}
-	if !changed {
-		return doc, nil
-	}
-	return setRaw(doc, r.path, append(out, ']'))
 }
 
-// inverse inverts the nested rules; invert names them after the list
-// that holds the forEach.
-func (r forEach) inverse() rule {
-	return forEach{path: r.path, steps: invert(r.steps, "fromHub")}
+func (r forEach) inverse() rule { return r.inverseIn("fromHub") }
+
+// inverseIn inverts the nested rules, naming them as in the list where.
+func (r forEach) inverseIn(where string) forEach {
+	return forEach{path: r.path, steps: invert(r.steps, where)}
 }
 
 func (r forEach) uses() []use { return []use{inPlace("path", r.path)} }

@@ -10,14 +10,10 @@ import (
 // wrap turns the value at from into a one-item list at to.
 type wrap struct{ from, to path }
 
-func (r wrap) apply(doc []byte) ([]byte, error) {
-	v := get(doc, r.from)
-	if !v.Exists() {
-		return doc, nil
+func (r wrap) apply(d doc) {
+	if v := d.lookup(r.from); v != nil {
+		d.relocate(r.from, r.to, d.a.node("["+v.text()+"]"))
 	}
-	raw := make([]byte, 0, len(v.Raw)+2)
-	raw = append(append(append(raw, '['), v.Raw...), ']')
-	return relocate(doc, r.from, r.to, raw)
 }
 
 func (r wrap) inverse() rule  { return unwrap{from: r.to, to: r.from} }
@@ -28,19 +24,20 @@ func (r wrap) String() string { return flow("wrap", "from", r.from.text, "to", r
 // leaves to absent. A value that is no list moves as it is.
 type unwrap struct{ from, to path }
 
-func (r unwrap) apply(doc []byte) ([]byte, error) {
-	v := get(doc, r.from)
-	if !v.Exists() {
-		return doc, nil
+func (r unwrap) apply(d doc) {
+	v := d.lookup(r.from)
+	if v == nil {
+		return
 	}
-	if !v.IsArray() {
-		return relocate(doc, r.from, r.to, []byte(v.Raw))
+	list := gjson.Parse(v.text())
+	switch first := list.Get("0"); {
+	case !list.IsArray():
+		d.relocate(r.from, r.to, v)
+	case first.Exists():
+		d.relocate(r.from, r.to, d.a.node(first.Raw))
+	default:
+		d.remove(r.from)
 	}
-	first := v.Get("0")
-	if !first.Exists() {
-		return remove(doc, r.from)
-	}
-	return relocate(doc, r.from, r.to, []byte(first.Raw))
 }
 
 func (r unwrap) inverse() rule  { return wrap{from: r.to, to: r.from} }
@@ -55,24 +52,26 @@ type split struct {
 	sep      string
 }
 
-func (r split) apply(doc []byte) ([]byte, error) {
-	v := get(doc, r.from)
-	if !v.Exists() {
-		return doc, nil
+func (r split) apply(d doc) {
+	v := d.lookup(r.from)
+	if v == nil {
+		return
 	}
-	if v.Type != gjson.String {
-		return relocate(doc, r.from, r.to, []byte(v.Raw))
+	s := gjson.Parse(v.text())
+	if s.Type != gjson.String {
+		d.relocate(r.from, r.to, v)
+		return
 	}
-	raw := []byte{'['}
-	if v.Str != "" {
-		for i, part := range strings.Split(v.Str, r.sep) {
+	list := []byte{'['}
+	if s.Str != "" {
+		for i, part := range strings.Split(s.Str, r.sep) {
 			if i > 0 {
-				raw = append(raw, ',')
+				list = append(list, ',')
 			}
-			raw = gjson.AppendJSONString(raw, part)
+			list = gjson.AppendJSONString(list, part)
 		}
 	}
-	return relocate(doc, r.from, r.to, append(raw, ']'))
+	d.relocate(r.from, r.to, d.a.node(string(append(list, ']'))))
 }
 
 func (r split) inverse() rule { return join{from: r.to, to: r.from, sep: r.sep} }
@@ -89,17 +88,19 @@ type join struct {
 	sep      string
 }
 
-func (r join) apply(doc []byte) ([]byte, error) {
-	v := get(doc, r.from)
-	if !v.Exists() {
-		return doc, nil
+func (r join) apply(d doc) {
+	v := d.lookup(r.from)
+	if v == nil {
+		return
 	}
-	if !v.IsArray() {
-		return relocate(doc, r.from, r.to, []byte(v.Raw))
+	list := gjson.Parse(v.text())
+	if !list.IsArray() {
+		d.relocate(r.from, r.to, v)
+		return
 	}
 	var b strings.Builder
 	i := 0
-	v.ForEach(func(_, item gjson.Result) bool {
+	list.ForEach(func(_, item gjson.Result) bool {
 		if i > 0 {
 			b.WriteString(r.sep)
 		}
@@ -111,7 +112,7 @@ func (r join) apply(doc []byte) ([]byte, error) {
 		i++
 		return true
 	})
-	return relocate(doc, r.from, r.to, gjson.AppendJSONString(nil, b.String()))
+	d.relocate(r.from, r.to, d.a.node(jsonString(b.String())))
 }
 
 func (r join) inverse() rule { return split{from: r.to, to: r.from, sep: r.sep} }

@@ -13,20 +13,27 @@ import (
 // that is no key of values stays as it is. Parse checks that values is a
 // bijection, so the swapped map undoes it.
 type mapValues struct {
-	path   path
-	values map[string]string
+	path    path
+	values  map[string]string
+	encoded map[string]string // values' values as JSON
 }
 
-func (r mapValues) apply(doc []byte) ([]byte, error) {
-	v := get(doc, r.path)
+func newMapValues(p path, values map[string]string) mapValues {
+	r := mapValues{path: p, values: values, encoded: make(map[string]string, len(values))}
+	for k, v := range values {
+		r.encoded[k] = jsonString(v)
+	}
+	return r
+}
+
+func (r mapValues) apply(d doc) {
+	v := d.value(r.path)
 	if v.Type != gjson.String {
-		return doc, nil
+		return
 	}
-	to, ok := r.values[v.Str]
-	if !ok || to == v.Str {
-		return doc, nil
+	if to, ok := r.encoded[v.Str]; ok && to != v.Raw {
+		d.putRaw(r.path, to)
 	}
-	return setRaw(doc, r.path, gjson.AppendJSONString(nil, to))
 }
 
 func (r mapValues) inverse() rule {
@@ -34,7 +41,7 @@ func (r mapValues) inverse() rule {
 	for k, v := range r.values {
 		swapped[v] = k
 	}
-	return mapValues{path: r.path, values: swapped}
+	return newMapValues(r.path, swapped)
 }
 
 func (r mapValues) uses() []use { return []use{inPlace("path", r.path)} }

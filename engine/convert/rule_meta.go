@@ -24,30 +24,27 @@ type toMeta struct {
 	from     path
 	kind     string
 	key, typ string
+	at       path // metaPath(kind, key)
 }
 
-func (r toMeta) apply(doc []byte) ([]byte, error) {
-	v := get(doc, r.from)
+func (r toMeta) apply(d doc) {
+	v := d.value(r.from)
 	if !v.Exists() {
-		return doc, nil
+		return
 	}
 	text := v.Str
 	if v.Type != gjson.String {
-		var b bytes.Buffer
-		if err := json.Compact(&b, []byte(v.Raw)); err != nil {
-			return nil, err
-		}
-		text = b.String()
+		text = compact(v.Raw)
 	}
-	return relocate(doc, r.from, metaPath(r.kind, r.key), gjson.AppendJSONString(nil, text))
+	d.relocate(r.from, r.at, d.a.node(jsonString(text)))
 }
 
 func (r toMeta) inverse() rule {
-	return fromMeta{kind: r.kind, key: r.key, to: r.from, typ: r.typ}
+	return fromMeta{kind: r.kind, key: r.key, at: r.at, to: r.from, typ: r.typ}
 }
 
 func (r toMeta) uses() []use {
-	return []use{reads("from", r.from), writes("key", metaPath(r.kind, r.key))}
+	return []use{reads("from", r.from), writes("key", r.at)}
 }
 
 func (r toMeta) String() string {
@@ -65,31 +62,28 @@ func (r toMeta) bind(b *binding) (rule, string) {
 type fromMeta struct {
 	kind     string
 	key, typ string
+	at       path // metaPath(kind, key)
 	to       path
 }
 
-func (r fromMeta) apply(doc []byte) ([]byte, error) {
-	at := metaPath(r.kind, r.key)
-	v := get(doc, at)
+func (r fromMeta) apply(d doc) {
+	v := d.value(r.at)
 	if !v.Exists() {
-		return doc, nil
+		return
 	}
-	raw := []byte(v.Raw)
-	if v.Type == gjson.String {
-		raw = gjson.AppendJSONString(nil, v.Str)
-		if r.typ != "" && r.typ != typeString && gjson.Valid(v.Str) {
-			raw = []byte(v.Str)
-		}
+	value := v.Raw
+	if v.Type == gjson.String && r.typ != "" && r.typ != typeString && gjson.Valid(v.Str) {
+		value = v.Str
 	}
-	return relocate(doc, at, r.to, raw)
+	d.relocate(r.at, r.to, d.a.node(value))
 }
 
 func (r fromMeta) inverse() rule {
-	return toMeta{from: r.to, kind: r.kind, key: r.key, typ: r.typ}
+	return toMeta{from: r.to, kind: r.kind, key: r.key, at: r.at, typ: r.typ}
 }
 
 func (r fromMeta) uses() []use {
-	return []use{reads("key", metaPath(r.kind, r.key)), writes("to", r.to)}
+	return []use{reads("key", r.at), writes("to", r.to)}
 }
 
 func (r fromMeta) String() string {
@@ -99,6 +93,15 @@ func (r fromMeta) String() string {
 func (r fromMeta) bind(b *binding) (rule, string) {
 	r.typ, _ = b.dstType(r.to)
 	return r, ""
+}
+
+// compact removes the spaces of a JSON value, for an annotation.
+func compact(raw string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(raw)) != nil {
+		return raw // not JSON: the object was not checked at the edge
+	}
+	return b.String()
 }
 
 // ruleName names the rule for a direction and kind: "toAnnotation", "fromLabel".

@@ -6,9 +6,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
 	"github.com/dynapi/dynapi/engine"
 )
 
@@ -64,8 +61,7 @@ func (r *Rules) Versions() []string {
 // into the hub by from's toHub rules, then into to by to's fromHub rules,
 // and sets apiVersion to to. obj is not modified. from == to returns obj
 // itself. A nil Rules rewrites apiVersion only, keeping obj's group.
-// Errors: BadRequest when obj is not a JSON object; any other error is a
-// rule that sjson could not apply, an internal error.
+// Errors: BadRequest when obj is not a JSON object.
 func (r *Rules) Convert(obj []byte, from, to string) ([]byte, error) {
 	if from == to {
 		return obj, nil
@@ -73,37 +69,31 @@ func (r *Rules) Convert(obj []byte, from, to string) ([]byte, error) {
 	if trimmed := bytes.TrimLeft(obj, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, engine.Errorf(engine.CodeBadRequest, "convert: the object must be a JSON object")
 	}
-	out, err := r.viaHub(obj, from, to)
-	if err != nil {
-		return nil, fmt.Errorf("convert %s from %s to %s: %w", r.Kind(), from, to, err)
-	}
+	d := newDoc(obj)
 	group := r.Group()
 	if r == nil {
-		group, _ = engine.ParseAPIVersion(gjson.GetBytes(obj, "apiVersion").Str)
+		group, _ = engine.ParseAPIVersion(d.value(apiVersionPath).Str)
 	}
-	apiVersion := engine.GroupVersionKind{Group: group, Version: to}.APIVersion()
-	out, err = sjson.SetBytes(out, "apiVersion", apiVersion)
-	if err != nil {
-		return nil, fmt.Errorf("convert %s to %s: set apiVersion: %w", r.Kind(), to, err)
-	}
+	r.viaHub(d, from, to)
+	d.putRaw(apiVersionPath, jsonString(engine.GroupVersionKind{Group: group, Version: to}.APIVersion()))
+	out := d.bytes(len(obj))
+	d.release()
 	return out, nil
 }
 
+var apiVersionPath = newPath([]string{"apiVersion"})
+
 // viaHub applies from's toHub rules, then to's fromHub rules.
-func (r *Rules) viaHub(obj []byte, from, to string) ([]byte, error) {
+func (r *Rules) viaHub(d doc, from, to string) {
 	if r == nil {
-		return obj, nil
+		return
 	}
-	var err error
 	if v := r.versions[from]; v != nil {
-		if obj, err = run(v.toHub, obj); err != nil {
-			return nil, err
-		}
+		run(v.toHub, d)
 	}
 	if v := r.versions[to]; v != nil {
-		return run(v.fromHub, obj)
+		run(v.fromHub, d)
 	}
-	return obj, nil
 }
 
 // Project returns what version via keeps of obj, an object of version

@@ -24,7 +24,7 @@ func TestDiscovery(t *testing.T) {
 	if groups.get("kind").String() != "APIGroupList" || groups.get(`groups.#(name=="")`).Exists() {
 		t.Fatalf("/apis: %s", groups)
 	}
-	jsonEqual(t, []byte(groups.get("groups.#.name").Raw), `["labs.example.com","shop.example.com"]`)
+	jsonEqual(t, []byte(groups.get("groups.#.name").Raw), `["labs.example.com","plumbing.example.com","shop.example.com"]`)
 
 	shop := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com", "", "")
 	jsonEqual(t, shop.body, `{"kind":"APIGroup","apiVersion":"v1","name":"shop.example.com",
@@ -72,5 +72,23 @@ func TestHealth(t *testing.T) {
 	}
 	if r := s.mustDo(http.StatusOK, http.MethodGet, "/livez", "", ""); r.String() != "ok" {
 		t.Fatalf("/livez: %s", r)
+	}
+}
+
+func TestDeprecationWarning(t *testing.T) {
+	s := newTestServer(t)
+	want := `299 - "shop.example.com/v1beta1 Widget is deprecated; use shop.example.com/v1 Widget"`
+	for _, r := range []response{
+		s.do(http.MethodGet, "/apis/shop.example.com/v1beta1/namespaces/default/widgets", "", ""),
+		s.do(http.MethodGet, "/apis/shop.example.com/v1beta1/namespaces/default/widgets/missing", "", ""),
+		s.do(http.MethodPost, "/apis/shop.example.com/v1beta1/namespaces/default/widgets", "application/json",
+			`{"apiVersion":"shop.example.com/v1beta1","kind":"Widget","metadata":{"name":"old"}}`),
+	} {
+		if got := r.header.Values("Warning"); len(got) != 1 || got[0] != want {
+			t.Errorf("Warning = %q, want %q", got, want)
+		}
+	}
+	if got := s.do(http.MethodGet, widgets, "", "").header.Get("Warning"); got != "" {
+		t.Errorf("Warning on a current version: %q", got)
 	}
 }

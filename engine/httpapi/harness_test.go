@@ -37,7 +37,7 @@ func newTestServer(t *testing.T) *testServer {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(store.Close)
-	snap, problems := registry.Load(os.DirFS("../../schemas"))
+	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
 	if len(problems) > 0 {
 		t.Fatalf("shipped schemas have problems: %v", problems)
 	}

@@ -87,8 +87,12 @@ func splitPath(p string) []string {
 	return parts
 }
 
-// dispatch picks the handler for the verb.
+// dispatch picks the handler for the verb. Every answer about a deprecated
+// version carries its deprecation warning, as kube-apiserver sends it.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
+	if warning := req.target.Resource.DeprecationWarning(req.target.Version); warning != "" {
+		writeWarnings(w, []string{warning})
+	}
 	if req.subresource != "" {
 		s.dispatchSubresource(w, r, req)
 		return

@@ -12,26 +12,24 @@ import (
 // the sequence makes watchers wait. Only a race with another create of the
 // same name still fails late, on the primary key.
 //
-// $1 lock key, $2 resource, $3 namespace, $4 name, $5 uid, $6 stored
-// version, $7 body, $8 labels.
+// $1 resource, $2 namespace, $3 name, $4 uid, $5 stored version, $6 body,
+// $7 labels.
 const createSQL = `
-WITH write_lock AS (
-	SELECT pg_advisory_xact_lock_shared($1::bigint)
-), checks AS (
-	SELECT ($3::text = '' OR EXISTS (
-			SELECT FROM objects WHERE resource = 'namespaces' AND namespace = '' AND name = $3::text)) AS namespace_exists,
-		EXISTS (SELECT FROM objects WHERE resource = $2 AND namespace = $3 AND name = $4) AS taken
+WITH checks AS (
+	SELECT ($2::text = '' OR EXISTS (
+			SELECT FROM objects WHERE resource = 'namespaces' AND namespace = '' AND name = $2::text)) AS namespace_exists,
+		EXISTS (SELECT FROM objects WHERE resource = $1 AND namespace = $2 AND name = $3) AS taken
 ), next AS (
-	SELECT nextval('resource_version') AS rv FROM write_lock, checks
+	SELECT nextval('resource_version') AS rv FROM checks
 	WHERE namespace_exists AND NOT taken
 ), inserted AS (
 	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels)
-	SELECT $2, $3, $4, NULLIF($5::text, '')::uuid, rv, $6, with_resource_version($7::jsonb, rv), $8::jsonb
+	SELECT $1, $2, $3, NULLIF($4::text, '')::uuid, rv, $5, with_resource_version($6::jsonb, rv), $7::jsonb
 	FROM next
 	RETURNING resource_version, body
 ), event AS (
 	INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version)
-	SELECT resource_version, $2, $3, $4, 'ADDED', body, $6 FROM inserted
+	SELECT resource_version, $1, $2, $3, 'ADDED', body, $5 FROM inserted
 )
 SELECT checks.namespace_exists, checks.taken, inserted.resource_version
 FROM checks LEFT JOIN inserted ON true`
@@ -44,8 +42,8 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	key, cols := obj.Key, columnsOf(obj.Body)
 	var nsExists, taken bool
 	var rv *int64
-	err := retryGaps(func() error {
-		return s.pool.QueryRow(ctx, createSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
+	err := s.write(ctx, func(db dbtx) error {
+		return db.QueryRow(ctx, createSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
 			cols.uid, obj.StoredVersion, obj.Body, cols.labels).Scan(&nsExists, &taken, &rv)
 	})
 	switch {
@@ -56,5 +54,6 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	case taken || rv == nil:
 		return engine.Object{}, engine.NewAlreadyExists(key.Resource, key.Name)
 	}
+	s.changed()
 	return stamped(obj, *rv)
 }

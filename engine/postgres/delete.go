@@ -12,27 +12,24 @@ import (
 // the last state as it was stored. As in updateSQL, cur reads the snapshot
 // so that a missing row or a failed precondition consumes no resourceVersion.
 //
-// $1 lock key, $2 resource, $3 namespace, $4 name, $5 expected
-// resourceVersion (0: any).
+// $1 resource, $2 namespace, $3 name, $4 expected resourceVersion (0: any).
 const deleteSQL = `
-WITH write_lock AS (
-	SELECT pg_advisory_xact_lock_shared($1::bigint)
-), cur AS (
+WITH cur AS (
 	SELECT resource_version FROM objects
-	WHERE resource = $2 AND namespace = $3 AND name = $4
+	WHERE resource = $1 AND namespace = $2 AND name = $3
 ), next AS (
-	SELECT nextval('resource_version') AS rv FROM write_lock, cur
-	WHERE $5::bigint = 0 OR cur.resource_version = $5::bigint
+	SELECT nextval('resource_version') AS rv FROM cur
+	WHERE $4::bigint = 0 OR cur.resource_version = $4::bigint
 ), deleted AS (
 	DELETE FROM objects o USING next
-	WHERE o.resource = $2 AND o.namespace = $3 AND o.name = $4
-		AND ($5::bigint = 0 OR o.resource_version = $5::bigint)
+	WHERE o.resource = $1 AND o.namespace = $2 AND o.name = $3
+		AND ($4::bigint = 0 OR o.resource_version = $4::bigint)
 	RETURNING next.rv, o.resource_version AS prev_rv, o.stored_version, o.body AS prev_body,
 		with_resource_version(o.body, next.rv) AS body
 ), event AS (
 	INSERT INTO events (resource_version, resource, namespace, name, type, body,
 		prev_body, prev_resource_version, stored_version, prev_stored_version)
-	SELECT rv, $2, $3, $4, 'DELETED', body, prev_body, prev_rv, stored_version, stored_version
+	SELECT rv, $1, $2, $3, 'DELETED', body, prev_body, prev_rv, stored_version, stored_version
 	FROM deleted
 )
 SELECT cur.resource_version, deleted.rv, coalesce(deleted.stored_version, ''), deleted.body
@@ -45,8 +42,8 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN deleted ON true`
 func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int64) (engine.Object, error) {
 	var curRV, newRV *int64
 	obj := engine.Object{Key: key}
-	err := retryGaps(func() error {
-		return s.pool.QueryRow(ctx, deleteSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
+	err := s.write(ctx, func(db dbtx) error {
+		return db.QueryRow(ctx, deleteSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
 			expectedRV).Scan(&curRV, &newRV, &obj.StoredVersion, &obj.Body)
 	})
 	switch {
@@ -59,6 +56,7 @@ func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int
 	case newRV == nil:
 		return engine.Object{}, s.lostRace(ctx, key)
 	}
+	s.changed()
 	obj.ResourceVersion = *newRV
 	obj.Body = fromJSONB(obj.Body)
 	return obj, nil

@@ -3,7 +3,6 @@ package postgres
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/dynapi/dynapi/engine"
 )
@@ -74,12 +73,4 @@ func (q *listQuery) addLabel(r engine.Requirement) error {
 func labelsJSON(key, value string) string {
 	data, _ := json.Marshal(map[string]string{key: value}) // strings only: cannot fail
 	return string(data)
-}
-
-// whereClause joins the conditions.
-func (q *listQuery) whereClause() string {
-	if len(q.where) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(q.where, " AND ")
 }

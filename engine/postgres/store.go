@@ -1,36 +1,74 @@
 // Package postgres implements engine.Store on PostgreSQL: one JSONB row per
 // object, a cluster-wide resourceVersion from one sequence, and an events log
-// written in the same statement as every change. It is the only package of
-// dynapi that talks to PostgreSQL; the schema lives in /migrations.
+// written in the same statement as every change. Each Store runs one poller
+// that reads the log in resourceVersion order for every watcher and list of
+// its process. It is the only package of dynapi that talks to PostgreSQL;
+// the schema lives in /migrations.
 package postgres
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"runtime"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/watch"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// writeLockKey is the advisory lock every write holds in shared mode from
-// before it takes its resourceVersion until it commits.
-//
-// Why: transactions can commit out of resourceVersion order (a write that
-// took 11 may commit before the one that took 10). A consistent list takes
-// this key exclusively for an instant before taking its snapshot: no write
-// is then in flight, so every resourceVersion up to the sequence's current
-// value is either committed and visible, or will never exist.
-const writeLockKey int64 = 0x64796e6170690001 // "dynapi" 0001
+// Options tune a Store. Zero values take the defaults.
+type Options struct {
+	// Retention is how long the events log keeps history for watches and
+	// paginated lists (default 5 minutes, kube-apiserver's watch cache
+	// horizon). Older resourceVersions get Expired.
+	Retention time.Duration
+	// CompactInterval is how often the log is compacted (default 10 s).
+	CompactInterval time.Duration
+	// Watch bounds the memory kept for watchers.
+	Watch watch.Options
+	// Logger receives the errors of background work (default: discarded).
+	Logger *slog.Logger
+}
+
+// withDefaults fills the zero fields of o.
+func (o Options) withDefaults() Options {
+	if o.Retention <= 0 {
+		o.Retention = 5 * time.Minute
+	}
+	if o.CompactInterval <= 0 {
+		o.CompactInterval = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
 
 // Store is an engine.Store backed by a PostgreSQL connection pool. It is safe
 // for concurrent use, and several processes may share one database.
 type Store struct {
-	pool *pgxpool.Pool
+	pool     *pgxpool.Pool
+	opts     Options
+	events   *watch.Broadcaster
+	poller   *poller
+	notifier *notifier
+	stop     context.CancelFunc
+	running  sync.WaitGroup
+	// freshWait bounds the wait for a resourceVersion not reached yet.
+	freshWait time.Duration
+
+	// beforeCommit, when set (by tests only), runs each write in an
+	// explicit transaction and is called before its COMMIT; an error
+	// rolls the write back.
+	beforeCommit func(ctx context.Context) error
 }
 
 var _ engine.Store = (*Store)(nil)
@@ -42,16 +80,29 @@ type dbtx interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Open connects to the database at databaseURL (a URL or key=value string)
-// with a pool sized for the machine, unless the URL sets pool_max_conns.
-// It fails when the database cannot be reached.
+// Open is OpenWithOptions with the default Options.
 func Open(ctx context.Context, databaseURL string) (*Store, error) {
+	return OpenWithOptions(ctx, databaseURL, Options{})
+}
+
+// OpenWithOptions connects to the database at databaseURL (a URL or
+// key=value string) with a pool sized for the machine, unless the URL sets
+// pool_max_conns, and JIT compilation off, unless the URL sets jit; and starts the Store's background work: the events
+// poller, its LISTEN connection, and compaction. It fails when the
+// database cannot be reached. The schema may be migrated after Open: the
+// poller starts once it finds it.
+func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w", err)
 	}
 	if !strings.Contains(databaseURL, "pool_max_conns") {
 		cfg.MaxConns = int32(max(4, 4*runtime.GOMAXPROCS(0)))
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		// Why: the list statements' cost estimates (unknown resourceVersions)
+		// exceed jit_above_cost, and compiling takes longer than running them.
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -61,11 +112,31 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	return &Store{pool: pool}, nil
+	s := &Store{pool: pool, opts: opts.withDefaults(), freshWait: freshWait}
+	s.start(cfg.ConnConfig)
+	return s, nil
 }
 
-// Close closes every connection; in-flight calls fail.
+// start runs the background goroutines until Close.
+func (s *Store) start(listenConfig *pgx.ConnConfig) {
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.events = watch.New(0, s.replay, s.opts.Watch)
+	s.poller = newPoller(s.pool, s.events, s.opts.Logger)
+	s.notifier = &notifier{pool: s.pool, pending: make(chan struct{}, 1), log: s.opts.Logger}
+	s.running.Go(func() { s.poller.run(ctx) })
+	s.running.Go(func() { s.poller.listen(ctx, listenConfig) })
+	s.running.Go(func() { s.notifier.run(ctx) })
+	s.running.Go(func() { s.compactEvery(ctx, s.opts.CompactInterval) })
+}
+
+// Close stops the background work, ends every watch (with a
+// ServiceUnavailable EventError) and closes every connection; in-flight
+// calls fail.
 func (s *Store) Close() {
+	s.stop()
+	s.running.Wait()
+	s.events.Close()
 	s.pool.Close()
 }
 
@@ -79,5 +150,9 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Migrate applies the migrations of fsys that the database lacks; see Migrate.
 func (s *Store) Migrate(ctx context.Context, fsys fs.FS) error {
-	return Migrate(ctx, s.pool, fsys)
+	if err := Migrate(ctx, s.pool, fsys); err != nil {
+		return err
+	}
+	s.poller.kick() // it may have been waiting for the schema
+	return nil
 }

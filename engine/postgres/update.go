@@ -13,27 +13,25 @@ import (
 // that snapshot and its row lock (every write changes resource_version), so
 // cur holds the true previous state.
 //
-// $1 lock key, $2 resource, $3 namespace, $4 name, $5 expected
-// resourceVersion, $6 uid, $7 stored version, $8 body, $9 labels.
+// $1 resource, $2 namespace, $3 name, $4 expected resourceVersion, $5 uid,
+// $6 stored version, $7 body, $8 labels.
 const updateSQL = `
-WITH write_lock AS (
-	SELECT pg_advisory_xact_lock_shared($1::bigint)
-), cur AS (
+WITH cur AS (
 	SELECT resource_version, stored_version, body FROM objects
-	WHERE resource = $2 AND namespace = $3 AND name = $4
+	WHERE resource = $1 AND namespace = $2 AND name = $3
 ), next AS (
-	SELECT nextval('resource_version') AS rv FROM write_lock, cur
-	WHERE cur.resource_version = $5::bigint
+	SELECT nextval('resource_version') AS rv FROM cur
+	WHERE cur.resource_version = $4::bigint
 ), updated AS (
-	UPDATE objects o SET resource_version = next.rv, uid = NULLIF($6::text, '')::uuid, stored_version = $7,
-		body = with_resource_version($8::jsonb, next.rv), labels = $9::jsonb
+	UPDATE objects o SET resource_version = next.rv, uid = NULLIF($5::text, '')::uuid, stored_version = $6,
+		body = with_resource_version($7::jsonb, next.rv), labels = $8::jsonb
 	FROM next
-	WHERE o.resource = $2 AND o.namespace = $3 AND o.name = $4 AND o.resource_version = $5::bigint
+	WHERE o.resource = $1 AND o.namespace = $2 AND o.name = $3 AND o.resource_version = $4::bigint
 	RETURNING o.resource_version, o.body
 ), event AS (
 	INSERT INTO events (resource_version, resource, namespace, name, type, body,
 		prev_body, prev_resource_version, stored_version, prev_stored_version)
-	SELECT u.resource_version, $2, $3, $4, 'MODIFIED', u.body, cur.body, cur.resource_version, $7, cur.stored_version
+	SELECT u.resource_version, $1, $2, $3, 'MODIFIED', u.body, cur.body, cur.resource_version, $6, cur.stored_version
 	FROM updated u, cur
 )
 SELECT cur.resource_version, updated.resource_version
@@ -46,8 +44,8 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN updated ON true`
 func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, error) {
 	key, cols := obj.Key, columnsOf(obj.Body)
 	var curRV, newRV *int64
-	err := retryGaps(func() error {
-		return s.pool.QueryRow(ctx, updateSQL, writeLockKey, resourceColumn(key.Resource), key.Namespace, key.Name,
+	err := s.write(ctx, func(db dbtx) error {
+		return db.QueryRow(ctx, updateSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
 			obj.ResourceVersion, cols.uid, obj.StoredVersion, obj.Body, cols.labels).Scan(&curRV, &newRV)
 	})
 	switch {
@@ -60,6 +58,7 @@ func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, e
 	case newRV == nil:
 		return engine.Object{}, s.lostRace(ctx, key)
 	}
+	s.changed()
 	return stamped(obj, *newRV)
 }
 

@@ -3,75 +3,98 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/dynapi/dynapi/engine"
 )
 
-// watchSQL reads the events of one resource after a resourceVersion.
-// Temporary: replaced by the per-process poller.
-const watchSQL = `SELECT resource_version, namespace, name, type, body, coalesce(prev_body, 'null'),
-	coalesce(stored_version, ''), coalesce(prev_stored_version, '')
-FROM events WHERE resource_version > $1 AND resource = $2 AND ($3 = '' OR namespace = $3) AND type <> 'GAP'
-ORDER BY resource_version LIMIT 1000`
-
-// Watch streams the changes of opts.Resource after opts.ResourceVersion.
-// Temporary minimal version: polls, and does not yet wait for gaps.
+// Watch streams every change to opts.Resource (in opts.Namespace, or all
+// namespaces) after opts.ResourceVersion, in resourceVersion order, each
+// once, until ctx ends; see engine.Store. Changes up to the process's
+// ring of recent events are read from the log first. Bodies are as Get
+// returns them; Prev is the state before a MODIFIED or DELETED. Errors:
+// Expired when opts.ResourceVersion is older than the history kept;
+// Timeout when the process does not reach it within 3 s.
 func (s *Store) Watch(ctx context.Context, opts engine.WatchOptions) (<-chan engine.Event, error) {
-	ch := make(chan engine.Event, 100)
-	go func() {
-		defer close(ch)
-		from := opts.ResourceVersion
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			evs, err := s.readEvents(ctx, opts, from)
-			if err != nil {
-				if ctx.Err() == nil {
-					ch <- engine.Event{Type: engine.EventError, Err: err}
-				}
-				return
-			}
-			for _, ev := range evs {
-				select {
-				case ch <- ev:
-					from = ev.Object.ResourceVersion
-				case <-ctx.Done():
-					return
-				}
-			}
-			select {
-			case <-tick.C:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return ch, nil
+	w, ok, err := s.poller.await(ctx, opts.ResourceVersion, s.freshWait)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, tooLarge(opts.ResourceVersion, w)
+	}
+	var horizon int64
+	if err := s.pool.QueryRow(ctx, "SELECT horizon FROM compaction").Scan(&horizon); err != nil {
+		return nil, fmt.Errorf("read the compaction horizon: %w", err)
+	}
+	if opts.ResourceVersion < horizon {
+		return nil, tooOldWatch(opts.ResourceVersion, horizon)
+	}
+	return s.events.Subscribe(ctx, opts), nil
 }
 
-func (s *Store) readEvents(ctx context.Context, opts engine.WatchOptions, from int64) ([]engine.Event, error) {
-	rows, err := s.pool.Query(ctx, watchSQL, from, resourceColumn(opts.Resource), opts.Namespace)
+// replayBatch is how many events replay reads per statement.
+const replayBatch = 500
+
+// replaySQL reads a page of the log of one resource ($3, all when empty)
+// and namespace ($4, all when empty) in ($1, $2], with the compaction
+// horizon in the same snapshot.
+const replaySQL = `
+SELECT c.horizon, e.* FROM compaction c LEFT JOIN LATERAL (
+	SELECT ` + logColumns + ` FROM events
+	WHERE resource_version > $1 AND resource_version <= $2 AND type <> 'GAP'
+		AND ($3 = '' OR resource = $3) AND ($4 = '' OR namespace = $4)
+	ORDER BY resource_version LIMIT $5
+) e ON true`
+
+// replay is the Broadcaster's Replayer: it reads the log page by page, and
+// hands each page to each once the connection is released (each may wait
+// for a slow watcher). Errors: Expired when events after after were compacted.
+func (s *Store) replay(ctx context.Context, opts engine.WatchOptions, after, upTo int64, each func(engine.Event) error) error {
+	resource := ""
+	if opts.Resource != (engine.GroupResource{}) {
+		resource = resourceColumn(opts.Resource)
+	}
+	for after < upTo {
+		horizon, page, err := s.replayPage(ctx, resource, opts.Namespace, after, upTo)
+		if err != nil {
+			return err
+		}
+		if after < horizon {
+			return tooOldWatch(after, horizon)
+		}
+		for _, r := range page {
+			if err := each(r.event()); err != nil {
+				return err
+			}
+		}
+		if len(page) < replayBatch {
+			return nil
+		}
+		after = page[len(page)-1].rv
+	}
+	return nil
+}
+
+// replayPage runs replaySQL.
+func (s *Store) replayPage(ctx context.Context, resource, namespace string, after, upTo int64) (int64, []logRow, error) {
+	rows, err := s.pool.Query(ctx, replaySQL, after, upTo, resource, namespace, replayBatch)
 	if err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
+		return 0, nil, fmt.Errorf("replay events: %w", err)
 	}
 	defer rows.Close()
-	var out []engine.Event
+	var horizon int64
+	var page []logRow
 	for rows.Next() {
-		var ev engine.Event
-		var typ string
-		var prev []byte
-		ev.Object.Key.Resource = opts.Resource
-		if err := rows.Scan(&ev.Object.ResourceVersion, &ev.Object.Key.Namespace, &ev.Object.Key.Name, &typ,
-			&ev.Object.Body, &prev, &ev.Object.StoredVersion, &ev.PrevStoredVersion); err != nil {
-			return nil, fmt.Errorf("read events: %w", err)
+		var r nullLogRow
+		if err := rows.Scan(append([]any{&horizon}, r.targets()...)...); err != nil {
+			return 0, nil, fmt.Errorf("replay events: %w", err)
 		}
-		ev.Type = engine.EventType(typ)
-		ev.Object.Body = fromJSONB(ev.Object.Body)
-		if string(prev) != "null" {
-			ev.Prev = fromJSONB(prev)
+		if row, ok := r.row(); ok {
+			page = append(page, row)
 		}
-		out = append(out, ev)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return 0, nil, fmt.Errorf("replay events: %w", err)
+	}
+	return horizon, page, nil
 }

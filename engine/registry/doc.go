@@ -1,7 +1,9 @@
 // Package registry loads API definitions from files into an immutable
 // Snapshot: which groups, versions and resources exist, their names, scope,
-// schemas (compiled once), printer columns, subresources and selectable
-// fields. Handlers look resources up in a Snapshot; a reload builds a new one.
+// schemas (compiled once), printer columns, subresources, selectable fields
+// and conversion rules (parsed and checked against the schemas once, see
+// package convert and conversions/README.md). Handlers look resources up in
+// a Snapshot; a reload builds a new one.
 //
 // A definition file holds one or more YAML or JSON documents separated by
 // "---" lines, each in one of two formats.

@@ -15,28 +15,50 @@ const (
 	crdKind       = "CustomResourceDefinition"
 )
 
-// Load parses every *.yaml, *.yml and *.json file under fsys (recursively,
-// in path order), each holding one or more YAML or JSON documents separated
-// by "---" lines. Directories named testdata, and files and directories
-// whose name starts with "." (editor and VCS files), are skipped.
+// Load parses every *.yaml, *.yml and *.json file under schemas, then
+// under conversions (nil: none), recursively, in path order; each holds
+// one or more YAML or JSON documents separated by "---" lines. Directories
+// named testdata, and files and directories whose name starts with "."
+// (editor and VCS files), are skipped.
 //
 // A broken file or document, or a definition that fails a check, is
 // reported as a Problem and skipped; everything else still loads. When two
 // definitions claim the same name in a group, the one in the later file
-// (or later in the same file) is refused. Load never returns a nil Snapshot.
-func Load(fsys fs.FS) (*Snapshot, []Problem) {
-	l := loader{fsys: fsys, names: nameIndex{}}
-	files, problems := definitionFiles(fsys)
+// (or later in the same file) is refused.
+//
+// A conversion rules file (see package convert) names its kind; its rules
+// are checked against the kind's schemas and attached to the Resource as
+// Conversion. A rules file that is broken, fails a check, or names a kind
+// that is not loaded is reported as a Problem; when it names a loaded
+// kind, that kind is refused too, as serving it without its rules would
+// answer in the wrong shape. A second rules file for one kind is refused
+// alone. Load never returns a nil Snapshot.
+func Load(schemas, conversions fs.FS) (*Snapshot, []Problem) {
+	l := loader{fsys: schemas, names: nameIndex{}}
+	files, problems := definitionFiles(schemas)
 	l.problems = problems
 	for _, f := range files {
 		l.loadFile(f)
 	}
+	if conversions != nil {
+		l.loadConversions(conversions)
+	}
 	// A file's syntax errors are found before its definitions are checked;
-	// report them all in reading order.
+	// report them all in reading order, definitions first.
 	slices.SortStableFunc(l.problems, func(a, b Problem) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+		return cmp.Or(compareBool(a.Conversion, b.Conversion), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
 	return newSnapshot(l.resources), l.problems
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // loader accumulates one Load's results.

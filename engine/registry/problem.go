@@ -2,12 +2,15 @@ package registry
 
 import "fmt"
 
-// Problem is one reason a definition file, or a document in it, was not
-// loaded. Load reports every Problem it finds and loads everything else.
+// Problem is one reason a definition or rules file, or a document in it,
+// was not loaded. Load reports every Problem it finds and loads everything else.
 type Problem struct {
-	File   string // the path within the fs.FS given to Load
+	File   string // the path within the fs.FS given to Load it was found in
 	Line   int    // 1-based; 0 when unknown
 	Reason string
+	// Conversion is true when File is a conversion rules file, a path in
+	// Load's conversions fs.FS; false for a definition file, in schemas.
+	Conversion bool
 }
 
 // String renders "file:line: reason", or "file: reason" when the line is unknown,

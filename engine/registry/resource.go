@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/convert"
 	"github.com/dynapi/dynapi/engine/schema"
 )
 
@@ -23,6 +24,14 @@ type Resource struct {
 	Versions       []*Version
 	StorageVersion string
 	File           string // the definition file it came from, as a path within the loaded fs.FS
+	// Conversion holds the rules that convert between the versions,
+	// checked against their schemas. It is nil when the kind has no rules
+	// file: its versions differ by apiVersion only, and a nil Rules
+	// converts accordingly.
+	Conversion *convert.Rules
+	// ConversionFile is the rules file, as a path within the conversions
+	// fs.FS given to Load; "" when there is none.
+	ConversionFile string
 }
 
 // Version is one version of a Resource.

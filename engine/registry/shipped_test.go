@@ -17,9 +17,12 @@ import (
 // field it breaks, then a dash: "spec.size-too-big.json".
 var shipped = os.DirFS("../../schemas")
 
+// shippedConversions is the repository's conversions/ folder.
+var shippedConversions = os.DirFS("../../conversions")
+
 func loadShipped(t *testing.T) *Snapshot {
 	t.Helper()
-	snap, problems := Load(shipped)
+	snap, problems := Load(shipped, shippedConversions)
 	if len(problems) > 0 {
 		t.Fatalf("schemas/ has problems:\n%s", problemList(problems))
 	}

@@ -3,35 +3,115 @@ package resource
 import (
 	"fmt"
 
-	"github.com/tidwall/sjson"
-
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/convert"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
-// toVersion converts obj, an object of r in any of its versions, into version.
-// Until a kind declares conversion rules its versions share one shape, and
-// only apiVersion changes (the CustomResourceDefinition strategy None).
-func toVersion(r *registry.Resource, obj []byte, version string) ([]byte, error) {
-	apiVersion := engine.GroupVersionKind{Group: r.Group, Version: version}.APIVersion()
-	out, err := sjson.SetBytes(obj, "apiVersion", apiVersion)
-	if err != nil {
-		return nil, fmt.Errorf("convert to %s: %w", apiVersion, err)
+// Every version converts through the kind's hub. A kind without rules has
+// one shape in all versions: only apiVersion changes (the
+// CustomResourceDefinition strategy None), and nothing can be lost.
+
+// hub is the version conversions go through.
+func hub(r *registry.Resource) string {
+	if r.Conversion == nil {
+		return r.StorageVersion
 	}
-	return out, nil
+	return r.Conversion.Hub()
 }
 
 // fromStorage converts a stored object into the target's version.
 func fromStorage(t Target, o engine.Object) ([]byte, error) {
-	return toVersion(t.Resource, o.Body, t.Version.Name)
+	return storedIn(t.Resource, o.StoredVersion, o.Body, o.Remainder, t.Version)
 }
 
-// toStorage converts obj from the target's version into the storage version,
-// ready for the Store with rv as the expected resourceVersion.
-func toStorage(t Target, name string, obj []byte, rv int64) (engine.Object, error) {
-	body, err := toVersion(t.Resource, obj, t.Resource.StorageVersion)
+// storedIn converts a stored body (with its remainder) into version v,
+// pruned to what v holds.
+func storedIn(r *registry.Resource, stored string, body, remainder []byte, v *registry.Version) ([]byte, error) {
+	if r.Conversion == nil {
+		return r.Conversion.Convert(body, stored, v.Name)
+	}
+	h, err := storedToHub(r, stored, body, remainder)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Conversion.Convert(h, hub(r), v.Name)
+	if err != nil {
+		return nil, err
+	}
+	return pruneTo(v, out)
+}
+
+// storedToHub converts a stored body to the hub and puts back what its
+// stored version could not hold.
+func storedToHub(r *registry.Resource, stored string, body, remainder []byte) ([]byte, error) {
+	h, err := r.Conversion.Convert(body, stored, hub(r))
+	if err != nil || remainder == nil {
+		return h, err
+	}
+	return convert.Restore(h, remainder)
+}
+
+func pruneTo(v *registry.Version, obj []byte) ([]byte, error) {
+	out, _ := v.Schema.Prune(obj)
+	return out, nil
+}
+
+// toStorage converts obj, written in the target's version, into the storage
+// version, ready for the Store with rv as the expected resourceVersion. old
+// is the object it replaces (nil on create): what the target's version
+// cannot show of old is kept, so that an update through an older version
+// erases nothing it could not see.
+func toStorage(t Target, name string, obj []byte, rv int64, old *engine.Object) (engine.Object, error) {
+	r := t.Resource
+	stored := engine.Object{Key: t.key(name), StoredVersion: r.StorageVersion, ResourceVersion: rv}
+	if r.Conversion == nil {
+		body, err := r.Conversion.Convert(obj, t.Version.Name, r.StorageVersion)
+		stored.Body = body
+		return stored, err
+	}
+	h, err := writtenToHub(t, obj, old)
 	if err != nil {
 		return engine.Object{}, err
 	}
-	return engine.Object{Key: t.key(name), StoredVersion: t.Resource.StorageVersion, ResourceVersion: rv, Body: body}, nil
+	storage, _ := r.Version(r.StorageVersion)
+	if stored.Body, err = r.Conversion.Convert(h, hub(r), r.StorageVersion); err == nil {
+		stored.Body, err = pruneTo(storage, stored.Body)
+	}
+	if err != nil {
+		return engine.Object{}, fmt.Errorf("convert to storage version: %w", err)
+	}
+	stored.Remainder, err = lost(r, h, storage)
+	return stored, err
+}
+
+// writtenToHub converts a written object to the hub, restoring what its
+// version could not see of old.
+func writtenToHub(t Target, obj []byte, old *engine.Object) ([]byte, error) {
+	r := t.Resource
+	h, err := r.Conversion.Convert(obj, t.Version.Name, hub(r))
+	if err != nil || old == nil || t.Version.Name == hub(r) {
+		return h, err
+	}
+	oldHub, err := storedToHub(r, old.StoredVersion, old.Body, old.Remainder)
+	if err != nil {
+		return nil, err
+	}
+	kept, err := lost(r, oldHub, t.Version)
+	if err != nil || kept == nil {
+		return h, err
+	}
+	return convert.Restore(h, kept)
+}
+
+// lost is what version v cannot hold of h, an object in the hub.
+func lost(r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) {
+	if v.Name == hub(r) {
+		return nil, nil
+	}
+	seen, err := r.Conversion.Project(h, hub(r), v.Name, func(obj []byte) ([]byte, error) { return pruneTo(v, obj) })
+	if err != nil {
+		return nil, err
+	}
+	return convert.Remainder(h, seen), nil
 }

@@ -42,7 +42,7 @@ func (s *Service) Create(ctx context.Context, t Target, body []byte, opts WriteO
 	if opts.DryRun {
 		return Result{Object: obj, Warnings: warnings}, nil
 	}
-	stored, err := toStorage(t, m.Name, obj, 0)
+	stored, err := toStorage(t, m.Name, obj, 0, nil)
 	if err != nil {
 		return Result{}, err
 	}

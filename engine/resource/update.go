@@ -128,17 +128,17 @@ func (s *Service) update(ctx context.Context, t Target, old engine.Object, body 
 		// resourceVersion, as kube-apiserver does.
 		return Result{Object: obj, Warnings: warnings}, nil
 	}
-	out, err := s.write(ctx, t, m, obj, rv)
+	out, err := s.write(ctx, t, m, obj, old)
 	return Result{Object: out, Warnings: warnings}, err
 }
 
 // conflictReason is kube-apiserver's text for a stale resourceVersion.
 const conflictReason = "the object has been modified; please apply your changes to the latest version and try again"
 
-// write stores an updated object and deletes it when its last finalizer
-// went away while it was marked for deletion.
-func (s *Service) write(ctx context.Context, t Target, m *metav1.ObjectMeta, obj []byte, rv int64) ([]byte, error) {
-	stored, err := toStorage(t, m.Name, obj, rv)
+// write stores an updated object over old and deletes it when its last
+// finalizer went away while it was marked for deletion.
+func (s *Service) write(ctx context.Context, t Target, m *metav1.ObjectMeta, obj []byte, old engine.Object) ([]byte, error) {
+	stored, err := toStorage(t, m.Name, obj, old.ResourceVersion, &old)
 	if err != nil {
 		return nil, err
 	}

@@ -182,7 +182,7 @@ func (w *watcher) translate(ev engine.Event) (WatchEvent, error) {
 	if ev.Type == engine.EventDeleted {
 		prevObj, prev = obj, w.filter.match(obj)
 	} else if ev.Prev != nil {
-		p := engine.Object{Key: ev.Object.Key, StoredVersion: ev.PrevStoredVersion, Body: ev.Prev}
+		p := engine.Object{Key: ev.Object.Key, StoredVersion: ev.PrevStoredVersion, Body: ev.Prev, Remainder: ev.PrevRemainder}
 		if prevObj, err = fromStorage(w.target, p); err != nil {
 			return WatchEvent{}, err
 		}

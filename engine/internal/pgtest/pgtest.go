@@ -46,14 +46,26 @@ var (
 // drops it when tb ends. It calls tb.Fatalf when PostgreSQL is unavailable.
 func Open(tb testing.TB) string {
 	tb.Helper()
+	return create(tb, func(e *env) string { return " TEMPLATE " + quote(e.template) })
+}
+
+// OpenEmpty is Open without the schema: for tests of what happens before
+// the migrations run.
+func OpenEmpty(tb testing.TB) string {
+	tb.Helper()
+	return create(tb, func(*env) string { return "" })
+}
+
+// create creates a database with the options clause returns, dropped when tb ends.
+func create(tb testing.TB, clause func(*env) string) string {
+	tb.Helper()
 	setupOnce.Do(func() { shared, setupErr = setup() })
 	if setupErr != nil {
 		tb.Fatalf("pgtest: %v", setupErr)
 	}
 	name := randomName("dynapi_test_")
 	ctx := context.Background()
-	sql := "CREATE DATABASE " + quote(name) + " TEMPLATE " + quote(shared.template)
-	if _, err := shared.admin.Exec(ctx, sql); err != nil {
+	if _, err := shared.admin.Exec(ctx, "CREATE DATABASE "+quote(name)+clause(shared)); err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
 	}
 	tb.Cleanup(func() {

@@ -1,0 +1,131 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/jackc/pgx/v5"
+)
+
+// listHead is the m row of changedSQL.
+type listHead struct{ horizon, seq, resolved int64 }
+
+// readChanged runs the changed part of plan, whose first argument is first.
+func readChanged(ctx context.Context, tx pgx.Tx, plan listPlan, first int64) (listHead, []engine.Object, error) {
+	rows, err := tx.Query(ctx, plan.changed, withFirst(plan.changedArgs, first)...)
+	if err != nil {
+		return listHead{}, nil, fmt.Errorf("list changed objects: %w", err)
+	}
+	defer rows.Close()
+	var head listHead
+	var changed []engine.Object
+	for rows.Next() {
+		var r nullObjectRow
+		if err := rows.Scan(&head.horizon, &head.seq, &head.resolved,
+			&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body); err != nil {
+			return listHead{}, nil, fmt.Errorf("list changed objects: %w", err)
+		}
+		if r.name != nil { // nil: the one row when no key changed
+			changed = append(changed, r.object())
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return listHead{}, nil, fmt.Errorf("list changed objects: %w", err)
+	}
+	return head, changed, nil
+}
+
+// nullObjectRow is an object of changedSQL, all NULL in the row when no key changed.
+type nullObjectRow struct {
+	resource, namespace, name, stored *string
+	rv                                *int64
+	body                              []byte
+}
+
+func (r *nullObjectRow) object() engine.Object {
+	return engine.Object{Key: engine.ObjectKey{Resource: parseResource(*r.resource), Namespace: *r.namespace, Name: *r.name},
+		StoredVersion: *r.stored, ResourceVersion: *r.rv, Body: fromJSONB(r.body)}
+}
+
+// merger merges the unchanged objects, streamed in key order, with the
+// changed ones, also in key order. The two have no key in common.
+type merger struct {
+	rows    pgx.Rows
+	changed []engine.Object
+	all     bool // keys order by resource last
+	row     *engine.Object
+}
+
+// stream calls each for the merged objects up to limit (0: no limit), and
+// sets Continue when more follow.
+func (m *merger) stream(limit, rv int64, each func(engine.Object) error) (engine.ListMeta, error) {
+	meta := engine.ListMeta{ResourceVersion: rv}
+	var n int64
+	var last engine.ObjectKey
+	for {
+		obj, ok, err := m.next()
+		if err != nil || !ok {
+			return meta, err
+		}
+		if limit > 0 && n == limit {
+			meta.Continue = continueToken{RV: rv, Namespace: last.Namespace, Name: last.Name,
+				Resource: resourceColumn(last.Resource)}.encode()
+			return meta, nil
+		}
+		if err := each(obj); err != nil {
+			return engine.ListMeta{}, err
+		}
+		n, last = n+1, obj.Key
+	}
+}
+
+// next returns the next object in key order; false at the end.
+func (m *merger) next() (engine.Object, bool, error) {
+	if m.row == nil && m.rows.Next() {
+		obj, err := scanObject(m.rows)
+		if err != nil {
+			return engine.Object{}, false, err
+		}
+		m.row = &obj
+	}
+	if err := m.rows.Err(); err != nil {
+		return engine.Object{}, false, fmt.Errorf("list objects: %w", err)
+	}
+	switch {
+	case m.row != nil && (len(m.changed) == 0 || keyLess(m.row.Key, m.changed[0].Key, m.all)):
+		obj := *m.row
+		m.row = nil
+		return obj, true, nil
+	case len(m.changed) > 0:
+		obj := m.changed[0]
+		m.changed = m.changed[1:]
+		return obj, true, nil
+	}
+	return engine.Object{}, false, nil
+}
+
+// keyLess orders keys as the list statements do: by namespace, name, then
+// resource (for lists of every resource), in byte order (collation "C").
+func keyLess(a, b engine.ObjectKey, all bool) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	if a.Name != b.Name || !all {
+		return a.Name < b.Name
+	}
+	return resourceColumn(a.Resource) < resourceColumn(b.Resource)
+}
+
+// scanObject reads one row of unchangedSQL.
+func scanObject(rows pgx.Rows) (engine.Object, error) {
+	var obj engine.Object
+	var resource string
+	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &obj.Body)
+	if err != nil {
+		return engine.Object{}, fmt.Errorf("scan object: %w", err)
+	}
+	obj.Key.Resource = parseResource(resource)
+	obj.Body = fromJSONB(obj.Body)
+	return obj, nil
+}

@@ -1,0 +1,143 @@
+package postgres
+
+import (
+	"math"
+	"strings"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// The state at resourceVersion R, for every R up to W (every
+// resourceVersion up to it is resolved), is: the objects unchanged since R
+// (resource_version <= R), plus, for each key changed after R, the state
+// before its first change after R (absent when that change created it).
+// Rows of writes still in flight are invisible, and their objects show
+// their state before them, which is the state at R: no lock is needed.
+//
+// A List reads both parts in one snapshot (a REPEATABLE READ transaction)
+// and merges them by key: the changed part first (small: the keys written
+// after R, at most a page of them), then the unchanged part, streamed in
+// key order through the primary key or the GIN indexes. (One UNION ALL
+// statement would be simpler, but PostgreSQL then sorts every object for a
+// page instead of merging two ordered scans.) Selectors apply to both
+// parts; in the changed part, after the first change of each key is picked.
+
+// changedSQL reads the changed part, with the compaction horizon and the
+// sequence's value: the m row, always there (the LEFT JOIN gives it NULL
+// objects when no key changed). The first change of each key is picked on
+// narrow rows, then its body is read: a sort of keys, not of bodies. {R} is the state's resourceVersion: $1, or
+// the sequence's value for a latest list, which then counts in {resolved}
+// the log rows in (W, seq] ($1 is W). {rest} is the WHERE, ORDER BY and LIMIT.
+const changedSQL = `
+WITH m AS MATERIALIZED (
+	SELECT c.horizon, s.seq, {resolved} AS resolved
+	FROM compaction c, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM resource_version) s
+)
+SELECT m.horizon, m.seq, m.resolved, l.* FROM m LEFT JOIN LATERAL (
+	SELECT resource, namespace, name, resource_version, stored_version, body FROM (
+		SELECT f.resource, f.namespace, f.name, e.type, e.prev_resource_version AS resource_version,
+			e.prev_stored_version AS stored_version, e.prev_body AS body,
+			CASE WHEN jsonb_typeof(e.prev_body -> 'metadata' -> 'labels') = 'object'
+				THEN e.prev_body -> 'metadata' -> 'labels' ELSE '{}' END AS labels
+		FROM (
+			SELECT DISTINCT ON (namespace, name, resource) resource, namespace, name, resource_version
+			FROM events WHERE resource_version > {R} AND type <> 'GAP'
+			ORDER BY namespace, name, resource, resource_version
+		) f CROSS JOIN LATERAL (
+			SELECT type, prev_resource_version, prev_stored_version, prev_body FROM events
+			WHERE resource_version = f.resource_version OFFSET 0 -- a primary key lookup per key, whatever the estimates
+		) e
+	) first_change
+	WHERE type <> 'ADDED'{rest}
+) l ON true`
+
+// resolvedSQL counts the log rows in (W, seq], up to a bound: when it
+// equals seq - W, every write up to seq is visible in the snapshot, and
+// the newest state needs no wait.
+const resolvedSQL = `(SELECT count(*) FROM (SELECT FROM events
+	WHERE resource_version > $1 AND resource_version <= s.seq LIMIT 10000) r)`
+
+// unchangedSQL reads the unchanged part at $1.
+const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, body
+FROM objects WHERE resource_version <= $1{rest}`
+
+// listPlan holds the two statements of a List. Their first argument, the
+// state's resourceVersion (or W for the changed part of a latest list), is
+// set when they run.
+type listPlan struct {
+	changed, unchanged         string
+	changedArgs, unchangedArgs []any
+	limit                      int64 // 0: no limit
+	all                        bool  // every resource: keys order by resource last
+}
+
+// buildList renders the statements reading opts' objects in the state st,
+// resuming after st's continue token, if any. Keyset pagination: each page
+// seeks past the last key returned. Every value is a bind parameter.
+func buildList(opts engine.ListOptions, st listState) (listPlan, error) {
+	changed, changedArgs, err := buildPart(opts, st.after)
+	if err != nil {
+		return listPlan{}, err
+	}
+	unchanged, unchangedArgs, _ := buildPart(opts, st.after) // the same terms: cannot fail
+	resolved, r := "0", "$1::bigint"
+	if st.latest {
+		resolved, r = resolvedSQL, "m.seq"
+	}
+	return listPlan{
+		changed:   strings.NewReplacer("{resolved}", resolved, "{R}", r, "{rest}", changed).Replace(changedSQL),
+		unchanged: strings.Replace(unchangedSQL, "{rest}", unchanged, 1), changedArgs: changedArgs,
+		unchangedArgs: unchangedArgs, limit: opts.Limit, all: opts.Resource == engine.GroupResource{},
+	}, nil
+}
+
+// buildPart renders the conditions (after the part's own), order and limit
+// of one part, and their arguments, which follow $1.
+func buildPart(opts engine.ListOptions, after *continueToken) (string, []any, error) {
+	q := &listQuery{args: []any{nil}}
+	all := opts.Resource == engine.GroupResource{}
+	if !all {
+		q.where = append(q.where, "resource = "+q.arg(resourceColumn(opts.Resource)))
+	}
+	if opts.Namespace != "" {
+		q.where = append(q.where, "namespace = "+q.arg(opts.Namespace))
+	}
+	if err := q.addSelectors(opts); err != nil {
+		return "", nil, err
+	}
+	order := " ORDER BY namespace, name" // the primary key's order after resource
+	switch {
+	case all && after != nil:
+		q.where = append(q.where, "(namespace, name, resource) > ("+q.arg(after.Namespace)+"::text, "+
+			q.arg(after.Name)+"::text, "+q.arg(after.Resource)+"::text)")
+		order += ", resource"
+	case all:
+		order += ", resource"
+	case after != nil:
+		q.where = append(q.where, "(namespace, name) > ("+q.arg(after.Namespace)+"::text, "+q.arg(after.Name)+"::text)")
+	}
+	rest := ""
+	if len(q.where) > 0 {
+		rest = " AND " + strings.Join(q.where, " AND ")
+	}
+	rest += order
+	if opts.Limit > 0 {
+		rest += " LIMIT " + q.arg(min(opts.Limit, math.MaxInt64-1)+1)
+	}
+	return rest, q.args, nil
+}
+
+// addSelectors adds the label and field requirements of opts.
+func (q *listQuery) addSelectors(opts engine.ListOptions) error {
+	for _, r := range opts.Labels {
+		if err := q.addLabel(r); err != nil {
+			return err
+		}
+	}
+	for _, f := range opts.Fields {
+		if err := q.addField(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package postgres
+
+import "github.com/dynapi/dynapi/engine"
+
+// gapType is the type of a log row that fills a resourceVersion no write
+// will ever commit.
+const gapType = "GAP"
+
+// logColumns are the columns of an events row that logRow holds.
+const logColumns = `resource_version, resource, namespace, name, type, body, prev_body,
+	coalesce(stored_version, '') AS stored_version, coalesce(prev_stored_version, '') AS prev_stored_version`
+
+// logRow is one row of the events log.
+type logRow struct {
+	rv                        int64
+	resource, namespace, name string
+	typ                       string
+	body, prev                []byte // jsonb text; nil when NULL
+	stored, prevStored        string
+}
+
+// targets are the Scan destinations of logColumns.
+func (r *logRow) targets() []any {
+	return []any{&r.rv, &r.resource, &r.namespace, &r.name, &r.typ, &r.body, &r.prev, &r.stored, &r.prevStored}
+}
+
+// event turns a row (not a GAP) into the watch event, bodies as Get returns them.
+func (r *logRow) event() engine.Event {
+	ev := engine.Event{Type: engine.EventType(r.typ), PrevStoredVersion: r.prevStored, Object: engine.Object{
+		Key:           engine.ObjectKey{Resource: parseResource(r.resource), Namespace: r.namespace, Name: r.name},
+		StoredVersion: r.stored, ResourceVersion: r.rv, Body: fromJSONB(r.body)}}
+	if r.prev != nil {
+		ev.Prev = fromJSONB(r.prev)
+	}
+	return ev
+}
+
+// nullLogRow scans logColumns from the NULL side of an outer join.
+type nullLogRow struct {
+	rv                             *int64
+	resource, namespace, name, typ *string
+	body, prev                     []byte
+	stored, prevStored             *string
+}
+
+func (r *nullLogRow) targets() []any {
+	return []any{&r.rv, &r.resource, &r.namespace, &r.name, &r.typ, &r.body, &r.prev, &r.stored, &r.prevStored}
+}
+
+// row returns the row, unless it is the NULL row of an empty join.
+func (r *nullLogRow) row() (logRow, bool) {
+	if r.rv == nil {
+		return logRow{}, false
+	}
+	return logRow{rv: *r.rv, resource: *r.resource, namespace: *r.namespace, name: *r.name, typ: *r.typ,
+		body: r.body, prev: r.prev, stored: *r.stored, prevStored: *r.prevStored}, true
+}

@@ -1,0 +1,170 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/dynapi/dynapi/engine/watch"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const (
+	// pollBatch is the most events the poller reads, or gaps it fills, per statement.
+	pollBatch = 1000
+	// pollInterval is the safety net: the poller reads the log at least
+	// this often, should a notification be lost.
+	pollInterval = time.Second
+)
+
+// poller reads the events log in resourceVersion order for every watcher
+// and list of its process, and publishes it to a Broadcaster whose
+// resourceVersion is the watermark W: every resourceVersion up to W is
+// resolved, that is either committed in the log or known never to be (a
+// GAP row), and every event up to W was published in order.
+//
+// Why a watermark: transactions commit out of resourceVersion order. A
+// reader that saw 12 committed cannot deliver it while 11 may still
+// commit; delivering 12 then 11 would reorder, skipping 11 would lose it.
+type poller struct {
+	pool   *pgxpool.Pool
+	events *watch.Broadcaster
+	log    *slog.Logger
+	kicks  chan struct{} // a write or a notification: read the log now
+	fillTo atomic.Int64  // a list waits for every resourceVersion up to it
+	ready  chan struct{} // closed once W is known
+}
+
+func newPoller(pool *pgxpool.Pool, events *watch.Broadcaster, log *slog.Logger) *poller {
+	return &poller{pool: pool, events: events, log: log, kicks: make(chan struct{}, 1), ready: make(chan struct{})}
+}
+
+// kick makes the poller read the log soon; kicks coalesce.
+func (p *poller) kick() {
+	select {
+	case p.kicks <- struct{}{}:
+	default:
+	}
+}
+
+// want asks the poller to resolve every resourceVersion up to rv, which
+// must have been handed out already (at most the sequence's value):
+// gaps are filled even above the newest committed event.
+func (p *poller) want(rv int64) {
+	for {
+		cur := p.fillTo.Load()
+		if rv <= cur || p.fillTo.CompareAndSwap(cur, rv) {
+			break
+		}
+	}
+	p.kick()
+}
+
+// run finds the poller's start, then reads the log at every kick and
+// every pollInterval, until ctx ends.
+func (p *poller) run(ctx context.Context) {
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	started := false
+	for {
+		var err error
+		if !started {
+			if err = p.start(ctx); err == nil {
+				started = true
+				close(p.ready)
+			}
+		}
+		if started {
+			err = p.drain(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
+			p.log.Warn("read the events log", "err", err)
+		}
+		select {
+		case <-p.kicks:
+		case <-tick.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// startSQL finds where a poller starts: the sequence's current value, and
+// the resourceVersions up to it, above the compaction horizon, that the
+// log lacks: taken by a write still in flight, or by one rolled back.
+const startSQL = `
+WITH bounds AS (
+	SELECT c.horizon, CASE WHEN s.is_called THEN s.last_value ELSE 0 END AS seq
+	FROM compaction c, resource_version s
+), present AS (
+	SELECT horizon AS rv FROM bounds
+	UNION ALL
+	SELECT e.resource_version FROM events e, bounds b
+	WHERE e.resource_version > b.horizon AND e.resource_version <= b.seq
+), spans AS (
+	SELECT rv + 1 AS lo, lead(rv, 1, (SELECT seq + 1 FROM bounds)) OVER (ORDER BY rv) - 1 AS hi FROM present
+)
+SELECT (SELECT seq FROM bounds), coalesce(array_agg(g ORDER BY g), '{}')
+FROM spans, generate_series(lo, hi) AS g`
+
+// start resolves every resourceVersion handed out so far and sets W to the
+// last one. Events up to it are history, read from the log by watchers
+// that need them. Errors: the database's (the schema may not exist yet).
+func (p *poller) start(ctx context.Context) error {
+	var seq int64
+	var missing []int64
+	if err := p.pool.QueryRow(ctx, startSQL).Scan(&seq, &missing); err != nil {
+		return fmt.Errorf("find the start of the events log: %w", err)
+	}
+	for len(missing) > 0 {
+		n := min(len(missing), pollBatch)
+		if err := p.fill(ctx, missing[:n]); err != nil {
+			return err
+		}
+		missing = missing[n:]
+	}
+	p.events.Reset(seq, nil)
+	return nil
+}
+
+// drain reads the log until it has published everything it can.
+func (p *poller) drain(ctx context.Context) error {
+	for {
+		more, err := p.step(ctx)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// await waits, at most limit, until the poller has started and W reaches
+// rv. It returns W and whether it reached rv. Errors: ctx's.
+//
+// Gaps below a committed event are filled at once; above the newest
+// committed event, only up to want's target.
+func (p *poller) await(ctx context.Context, rv int64, limit time.Duration) (int64, bool, error) {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-p.ready:
+	case <-timer.C:
+		return 0, false, nil
+	case <-ctx.Done():
+		return 0, false, ctx.Err()
+	}
+	for {
+		changed := p.events.Changed() // before reading W: no move is missed
+		if w := p.events.ResourceVersion(); w >= rv {
+			return w, true, nil
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return p.events.ResourceVersion(), false, nil
+		case <-ctx.Done():
+			return 0, false, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// pollSQL reads the log after W ($1), with the compaction horizon and the
+// sequence's value, in one snapshot. The LEFT JOIN returns one row of
+// NULL events when the log has nothing after W.
+const pollSQL = `
+SELECT c.horizon, CASE WHEN s.is_called THEN s.last_value ELSE 0 END, e.*
+FROM compaction c CROSS JOIN resource_version s LEFT JOIN LATERAL (
+	SELECT ` + logColumns + ` FROM events
+	WHERE resource_version > $1 ORDER BY resource_version LIMIT $2
+) e ON true`
+
+// fillSQL resolves resourceVersions that the log lacks.
+//
+// Why it works: an INSERT ... ON CONFLICT DO NOTHING that meets the
+// uncommitted row of another transaction on the primary key waits for that
+// transaction to end, then does nothing if it committed, or inserts the
+// GAP if it rolled back. A writer that took the resourceVersion but has not
+// inserted its event yet (a few microseconds within its one statement)
+// loses: its insert then fails on events_pkey, and retryGaps runs the write
+// again with a new resourceVersion. Either way, once fillSQL returns,
+// every resourceVersion it was given is in the log for good.
+const fillSQL = `INSERT INTO events (resource_version, type)
+SELECT g, 'GAP' FROM unnest($1::bigint[]) AS g ORDER BY g
+ON CONFLICT DO NOTHING`
+
+// fetchSQL reads the given resourceVersions of the log.
+const fetchSQL = `SELECT ` + logColumns + ` FROM events WHERE resource_version = ANY($1) ORDER BY resource_version`
+
+// step reads one batch of the log after W, resolves its gaps, and publishes
+// it. It reports whether more may follow at once.
+func (p *poller) step(ctx context.Context) (bool, error) {
+	w := p.events.ResourceVersion()
+	b, err := p.read(ctx, w)
+	if err != nil {
+		return false, err
+	}
+	if b.horizon > w {
+		// Why: events this process had not published were compacted (it was
+		// stalled for longer than the retention); its watchers must relist.
+		p.events.Reset(b.horizon, tooOldWatch(w, b.horizon))
+		return true, nil
+	}
+	full := len(b.rows) == pollBatch
+	upTo := w
+	if n := len(b.rows); n > 0 {
+		upTo = b.rows[n-1].rv
+	}
+	if !full {
+		// A list waits for the writes in flight below fillTo (never above
+		// the sequence: those resourceVersions were not handed out).
+		upTo = max(upTo, min(p.fillTo.Load(), b.seq))
+	}
+	missing := missingAfter(w, upTo, b.rows)
+	if len(missing) > 0 {
+		resolved, err := p.resolve(ctx, missing)
+		if err != nil {
+			return false, err
+		}
+		b.rows = mergeRows(b.rows, resolved)
+	}
+	p.publish(w, b.rows)
+	return full || len(missing) > 0, nil
+}
+
+// batch is what pollSQL read.
+type batch struct {
+	horizon, seq int64
+	rows         []logRow
+}
+
+// read runs pollSQL after w.
+func (p *poller) read(ctx context.Context, w int64) (batch, error) {
+	rows, err := p.pool.Query(ctx, pollSQL, w, pollBatch)
+	if err != nil {
+		return batch{}, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	var b batch
+	for rows.Next() {
+		var r nullLogRow
+		if err := rows.Scan(append([]any{&b.horizon, &b.seq}, r.targets()...)...); err != nil {
+			return batch{}, fmt.Errorf("read events: %w", err)
+		}
+		if row, ok := r.row(); ok {
+			b.rows = append(b.rows, row)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return batch{}, fmt.Errorf("read events: %w", err)
+	}
+	return b, nil
+}
+
+// missingAfter returns the resourceVersions in (w, upTo] absent from rows
+// (sorted), at most pollBatch of them.
+func missingAfter(w, upTo int64, rows []logRow) []int64 {
+	var missing []int64
+	i := 0
+	for rv := w + 1; rv <= upTo && len(missing) < pollBatch; rv++ {
+		if i < len(rows) && rows[i].rv == rv {
+			i++
+			continue
+		}
+		missing = append(missing, rv)
+	}
+	return missing
+}
+
+// resolve fills the missing resourceVersions with GAPs, waiting for the
+// transactions that hold them, and reads what they became.
+func (p *poller) resolve(ctx context.Context, missing []int64) ([]logRow, error) {
+	if err := p.fill(ctx, missing); err != nil {
+		return nil, err
+	}
+	rows, err := p.pool.Query(ctx, fetchSQL, missing)
+	if err != nil {
+		return nil, fmt.Errorf("read resolved events: %w", err)
+	}
+	defer rows.Close()
+	var out []logRow
+	for rows.Next() {
+		var r logRow
+		if err := rows.Scan(r.targets()...); err != nil {
+			return nil, fmt.Errorf("read resolved events: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// fill runs fillSQL.
+func (p *poller) fill(ctx context.Context, missing []int64) error {
+	if _, err := p.pool.Exec(ctx, fillSQL, missing); err != nil {
+		return fmt.Errorf("fill gaps in the events log: %w", err)
+	}
+	return nil
+}
+
+// mergeRows merges two lists sorted by resourceVersion.
+func mergeRows(a, b []logRow) []logRow {
+	out := make([]logRow, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].rv < b[0].rv {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// publish publishes the events of rows, sorted, that follow W without a
+// hole, and moves W to the last of them. (A resourceVersion can still be
+// missing after resolve if the log was compacted meanwhile: the next step
+// will tell.)
+func (p *poller) publish(w int64, rows []logRow) {
+	var events []engine.Event
+	next := w + 1
+	for _, r := range rows {
+		if r.rv != next {
+			break
+		}
+		if r.typ != gapType {
+			events = append(events, r.event())
+		}
+		next++
+	}
+	p.events.Publish(events, next-1)
+}
