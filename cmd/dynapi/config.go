@@ -17,6 +17,8 @@ type Config struct {
 	TLSCertFile string
 	TLSKeyFile  string
 	Profiling   bool
+	// MigrateBatch is how many objects `dynapi migrate` reads per page.
+	MigrateBatch int64
 }
 
 // parseConfig reads flags for cmd; each flag falls back to an environment
@@ -33,10 +35,15 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 	}
 	fs.StringVar(&c.Schemas, "schemas", env("DYNAPI_SCHEMAS", "./schemas"), "directory of API definition files (env DYNAPI_SCHEMAS)")
 	fs.StringVar(&c.Conversions, "conversions", env("DYNAPI_CONVERSIONS", "./conversions"), "directory of conversion rule files (env DYNAPI_CONVERSIONS)")
-	if cmd == "serve" {
-		fs.StringVar(&c.Listen, "listen", env("DYNAPI_LISTEN", "127.0.0.1:8080"), "address to serve on (env DYNAPI_LISTEN)")
+	if cmd == "serve" || cmd == "migrate" {
 		fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private PostgreSQL in --data-dir (env DATABASE_URL)")
 		fs.StringVar(&c.DataDir, "data-dir", env("DYNAPI_DATA_DIR", "./.dynapi"), "where the private PostgreSQL keeps its data (env DYNAPI_DATA_DIR)")
+	}
+	if cmd == "migrate" {
+		fs.Int64Var(&c.MigrateBatch, "batch", 500, "objects read and rewritten per page")
+	}
+	if cmd == "serve" {
+		fs.StringVar(&c.Listen, "listen", env("DYNAPI_LISTEN", "127.0.0.1:8080"), "address to serve on (env DYNAPI_LISTEN)")
 		fs.StringVar(&c.TLSCertFile, "tls-cert-file", env("DYNAPI_TLS_CERT_FILE", ""), "serve HTTPS with this certificate (env DYNAPI_TLS_CERT_FILE)")
 		fs.StringVar(&c.TLSKeyFile, "tls-key-file", env("DYNAPI_TLS_KEY_FILE", ""), "key of --tls-cert-file (env DYNAPI_TLS_KEY_FILE)")
 		fs.BoolVar(&c.Profiling, "profiling", env("DYNAPI_PROFILING", "") == "true", "serve Go's profiler at /debug/pprof/ (env DYNAPI_PROFILING=true)")

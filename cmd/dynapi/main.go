@@ -2,6 +2,7 @@
 //
 //	dynapi [serve] [flags]   serve the APIs in --schemas (the default)
 //	dynapi check [flags]     load every definition, print each problem, exit 1 if any
+//	dynapi migrate [flags]   rewrite objects stored in older versions in the storage version
 package main
 
 import (
@@ -36,7 +37,7 @@ var errReported = errors.New("reported")
 // run dispatches to a subcommand; it is main without the process around it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "check") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "check" || args[0] == "migrate") {
 		cmd, args = args[0], args[1:]
 	}
 	cfg, err := parseConfig(cmd, args, os.Getenv, stderr)
@@ -47,6 +48,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return check(cfg, stdout)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if cmd == "migrate" {
+		return migrate(ctx, cfg, logger, stdout)
+	}
 	m := &Main{Config: cfg, Logger: logger}
 	if err := m.Run(ctx); err != nil {
 		return errors.Join(err, m.Close())
