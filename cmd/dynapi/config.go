@@ -4,6 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/reload"
 )
 
 // Config is everything dynapi reads from flags and the environment. It is
@@ -19,6 +22,11 @@ type Config struct {
 	Profiling   bool
 	// MigrateBatch is how many objects `dynapi migrate` reads per page.
 	MigrateBatch int64
+	// RuntimeConfig switches API groups and versions off, as
+	// kube-apiserver's --runtime-config (see registry.ParseRuntimeConfig).
+	RuntimeConfig string
+	// SchemaChangePolicy is "report" or "refuse" (see reload.Policy).
+	SchemaChangePolicy string
 }
 
 // parseConfig reads flags for cmd; each flag falls back to an environment
@@ -47,6 +55,10 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 		fs.StringVar(&c.TLSCertFile, "tls-cert-file", env("DYNAPI_TLS_CERT_FILE", ""), "serve HTTPS with this certificate (env DYNAPI_TLS_CERT_FILE)")
 		fs.StringVar(&c.TLSKeyFile, "tls-key-file", env("DYNAPI_TLS_KEY_FILE", ""), "key of --tls-cert-file (env DYNAPI_TLS_KEY_FILE)")
 		fs.BoolVar(&c.Profiling, "profiling", env("DYNAPI_PROFILING", "") == "true", "serve Go's profiler at /debug/pprof/ (env DYNAPI_PROFILING=true)")
+		fs.StringVar(&c.RuntimeConfig, "runtime-config", env("DYNAPI_RUNTIME_CONFIG", ""),
+			"switch API groups and versions off (or on): group/version=false, group=false, api/all=false, comma-separated (env DYNAPI_RUNTIME_CONFIG)")
+		fs.StringVar(&c.SchemaChangePolicy, "schema-change-policy", env("DYNAPI_SCHEMA_CHANGE_POLICY", string(reload.PolicyReport)),
+			"what a schema change that would break stored objects does: report (log it, apply it) or refuse (keep the previous definition) (env DYNAPI_SCHEMA_CHANGE_POLICY)")
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -56,6 +68,12 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("--tls-cert-file and --tls-key-file go together")
+	}
+	if _, err := registry.ParseRuntimeConfig(c.RuntimeConfig); err != nil {
+		return c, fmt.Errorf("--runtime-config: %w", err)
+	}
+	if _, err := reload.ParsePolicy(c.SchemaChangePolicy); err != nil {
+		return c, fmt.Errorf("--schema-change-policy: %w", err)
 	}
 	return c, nil
 }

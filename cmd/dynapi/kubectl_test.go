@@ -72,3 +72,45 @@ func TestKubectl(t *testing.T) {
 		t.Fatalf("get after delete: %v\n%s", err, out)
 	}
 }
+
+// A definition applied with kubectl is served: kubectl finds the new kind
+// (with a fresh discovery cache, as a new kind would be after kubectl's
+// cache expires) and lists it with the definition's printer columns.
+func TestKubectlDefinitionsThroughTheAPI(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
+	}
+	url, _ := startPostgres(t)
+	m := startMain(t, Config{DatabaseURL: url})
+	server := "http://" + m.Addr()
+	steps := []struct {
+		args []string
+		want []string // substrings of the output
+	}{
+		{[]string{"apply", "-f", "testdata/kubectl/crontab-crd.yaml"}, []string{"customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created"}},
+		{[]string{"wait", "--for=condition=Established", "crd/crontabs.stable.example.com", "--timeout=5s"}, []string{"condition met"}},
+		{[]string{"get", "crds"}, []string{"NAME", "CREATED AT", "crontabs.stable.example.com"}},
+		{[]string{"apply", "-f", "testdata/kubectl/crontab.yaml"}, []string{"crontab.stable.example.com/nightly created"}},
+		{[]string{"get", "crontabs"}, []string{"SPEC", "REPLICAS", "nightly", "0 3 * * *"}},
+		{[]string{"get", "ct", "nightly", "-o", "jsonpath={.spec.image}"}, []string{"backup:1.2"}},
+		{[]string{"get", "crd", "crontabs.stable.example.com", "-o", "jsonpath={.status.acceptedNames.kind} {.status.storedVersions}"}, []string{`CronTab ["v1"]`}},
+		{[]string{"delete", "-f", "testdata/kubectl/crontab-crd.yaml"}, []string{`customresourcedefinition.apiextensions.k8s.io "crontabs.stable.example.com" deleted`}},
+	}
+	for _, s := range steps {
+		// A new home each step: kubectl caches discovery, and the kinds
+		// served change along the way.
+		k := kubectl{t: t, server: server, home: t.TempDir()}
+		out := k.run(s.args...)
+		for _, w := range s.want {
+			if !strings.Contains(out, w) {
+				t.Fatalf("kubectl %s: output lacks %q:\n%s", strings.Join(s.args, " "), w, out)
+			}
+		}
+	}
+	// The kind goes once the controller has seen the delete.
+	poll(t, "kubectl get crontabs fails", func() (bool, string) {
+		k := kubectl{t: t, server: server, home: t.TempDir()}
+		out, err := k.exec("get", "crontabs")
+		return err != nil && strings.Contains(out, `doesn't have a resource type "crontabs"`), out
+	})
+}

@@ -106,7 +106,7 @@ func TestCheck(t *testing.T) {
 		want                 []string
 	}{
 		{"shipped definitions", "../../schemas", "../../conversions", false, []string{
-			"ok: 5 definition(s) in ../../schemas, 1 with conversion rules in ../../conversions, every conversion proved"}},
+			"ok: 6 definition(s) in ../../schemas, 1 with conversion rules in ../../conversions, every conversion proved"}},
 		{"broken definitions", "testdata/broken", "testdata/no-rules", true, []string{
 			"testdata/broken/syntax.yaml:", "testdata/broken/two-storage.yaml", "storage", "2 problem(s) found"}},
 		{"broken rules", "testdata/rules/schemas", "testdata/rules/conversions", true, []string{
@@ -140,7 +140,8 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi"}
+	want := Config{Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
+		SchemaChangePolicy: "report"}
 	if cfg != want {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
 	}

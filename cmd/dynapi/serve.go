@@ -7,18 +7,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"net/url"
-	"os"
-	"path/filepath"
-	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/postgres"
-	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/reload"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/migrations"
 )
@@ -31,47 +29,41 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	pg        *pgserver.Server
-	store     *postgres.Store
-	snapshots atomic.Pointer[registry.Snapshot]
-	http      *http.Server
-	listener  net.Listener
-	served    chan error
+	pg         *pgserver.Server
+	store      *postgres.Store
+	reloader   *reload.Reloader
+	metrics    *prometheus.Registry
+	stopReload context.CancelFunc
+	reloading  chan struct{} // closed when the reloader's Run returns
+	stopCRDs   func()        // stops the CustomResourceDefinition controller and waits for it
+	http       *http.Server
+	listener   net.Listener
+	served     chan error
 }
 
-// Run loads the definitions, opens (or starts) the database, migrates it and
-// starts serving. It returns once the server accepts connections.
+// Run opens (or starts) the database, migrates it, loads the definitions,
+// keeps them in step with their files, and starts serving. It returns once
+// the server accepts connections.
 func (m *Main) Run(ctx context.Context) error {
-	m.loadDefinitions()
 	if err := m.openDatabase(ctx); err != nil {
 		return err
 	}
 	service := resource.New(m.store)
+	if err := m.startReloader(ctx, service); err != nil {
+		return err
+	}
+	if err := m.startCRDs(ctx, service); err != nil {
+		return err
+	}
 	if err := m.ensureDefaultNamespace(ctx, service); err != nil {
 		return err
 	}
-	var handler http.Handler = httpapi.New(service, &m.snapshots, m.store.Ping, m.Logger)
-	if m.Config.Profiling {
-		handler = withProfiling(handler)
-	}
-	return m.serve(handler)
+	api := httpapi.New(service, m.reloader, m.store.Ping, m.Logger)
+	return m.serve(withDebug(api, m.metrics, m.Config.Profiling))
 }
 
 // Addr is the address the server listens on (useful with port 0).
 func (m *Main) Addr() string { return m.listener.Addr().String() }
-
-func (m *Main) loadDefinitions() {
-	snap, problems := registry.Load(os.DirFS(m.Config.Schemas), os.DirFS(m.Config.Conversions))
-	for _, p := range problems {
-		dir := m.Config.Schemas
-		if p.Conversion {
-			dir = m.Config.Conversions
-		}
-		m.Logger.Warn("definition refused", "file", filepath.Join(dir, p.File), "line", p.Line, "reason", p.Reason)
-	}
-	m.snapshots.Store(snap)
-	m.Logger.Info("definitions loaded", "dir", m.Config.Schemas, "resources", len(snap.Resources()), "refused", len(problems))
-}
 
 func (m *Main) openDatabase(ctx context.Context) error {
 	dbURL := m.Config.DatabaseURL
@@ -96,7 +88,7 @@ func (m *Main) openDatabase(ctx context.Context) error {
 
 // ensureDefaultNamespace creates the "default" namespace on first start.
 func (m *Main) ensureDefaultNamespace(ctx context.Context, service *resource.Service) error {
-	err := service.EnsureNamespace(ctx, m.snapshots.Load(), "default")
+	err := service.EnsureNamespace(ctx, m.reloader.Load(), "default")
 	if engine.ErrorCode(err) == engine.CodeNotFound {
 		m.Logger.Warn("namespaced kinds cannot be used", "reason", err)
 		return nil
@@ -139,6 +131,13 @@ func (m *Main) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	if m.stopCRDs != nil {
+		m.stopCRDs()
+	}
+	if m.stopReload != nil {
+		m.stopReload()
+		<-m.reloading
+	}
 	if m.store != nil {
 		m.store.Close()
 	}
@@ -146,19 +145,6 @@ func (m *Main) Close() error {
 		errs = append(errs, m.pg.Stop())
 	}
 	return errors.Join(errs...)
-}
-
-// withProfiling serves Go's profiler under /debug/pprof/, as kube-apiserver
-// does with --profiling.
-func withProfiling(api http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	mux.Handle("/", api)
-	return mux
 }
 
 // redact hides the password of a database URL for the log.

@@ -31,26 +31,33 @@ type testServer struct {
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
+	var snapshots atomic.Pointer[registry.Snapshot]
+	return newTestServerWith(t, &snapshots, snapshots.Store)
+}
+
+// newTestServerWith is newTestServer serving the snapshots of snapshots,
+// which it starts with the shipped schemas through store.
+func newTestServerWith(t *testing.T, snapshots httpapi.Snapshots, store func(*registry.Snapshot)) *testServer {
+	t.Helper()
 	ctx := context.Background()
-	store, err := postgres.Open(ctx, pgtest.Open(t))
+	db, err := postgres.Open(ctx, pgtest.Open(t))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	t.Cleanup(store.Close)
+	t.Cleanup(db.Close)
 	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
 	if len(problems) > 0 {
 		t.Fatalf("shipped schemas have problems: %v", problems)
 	}
-	var snapshots atomic.Pointer[registry.Snapshot]
-	snapshots.Store(snap)
-	service := resource.New(store)
+	store(snap)
+	service := resource.New(db)
 	if err := service.EnsureNamespace(ctx, snap, "default"); err != nil {
 		t.Fatalf("create default namespace: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(httpapi.New(service, &snapshots, store.Ping, logger))
+	srv := httptest.NewServer(httpapi.New(service, snapshots, db.Ping, logger))
 	t.Cleanup(srv.Close)
-	return &testServer{t: t, url: srv.URL, store: store}
+	return &testServer{t: t, url: srv.URL, store: db}
 }
 
 // response is a decoded HTTP answer.

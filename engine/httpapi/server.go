@@ -15,7 +15,11 @@ import (
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// Snapshots hands out the current registry snapshot; *atomic.Pointer[registry.Snapshot] is one.
+// Snapshots hands out the current registry snapshot; *atomic.Pointer[registry.Snapshot]
+// is one. A Snapshots that also says when it swaps its snapshot (Changed)
+// ends the watches of resources a swap removes; one that tells how its
+// snapshot was built (Problems, SchemaChecks) has them shown at
+// /debug/definitions. *reload.Reloader does both.
 type Snapshots interface {
 	Load() *registry.Snapshot
 }
@@ -48,6 +52,7 @@ func (s *Server) routes() {
 	s.router.Get("/livez", s.handleLive)
 	s.router.Get("/readyz", s.handleReady)
 	s.router.Get("/version", s.handleVersion)
+	s.router.Get("/debug/definitions", s.handleDefinitions)
 	s.router.Get("/api", s.handleCoreVersions)
 	s.router.Get("/apis", s.handleGroupList)
 	s.router.Get("/apis/{group}", s.handleGroup)

@@ -37,6 +37,13 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		s.writeError(w, r, err)
 		return
 	}
+	// Taken before the snapshot is read again, so that no swap after that
+	// read goes unseen.
+	changed := s.changes()
+	if !s.stillServed(req.target) {
+		s.writeError(w, r, errNotFoundPath)
+		return
+	}
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, private")
@@ -44,14 +51,56 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	if flusher != nil {
 		flusher.Flush()
 	}
-	for ev := range events {
-		if _, err := w.Write(s.encodeEvent(ev)); err != nil {
-			return // the client went away; cancel ends the watch
-		}
-		if flusher != nil {
-			flusher.Flush()
+	s.stream(w, flusher, events, changed, req.target)
+}
+
+// stream writes events until they end, the client goes away, or the
+// target stops being served (its definition was removed or switched off):
+// then the stream just ends, as kube-apiserver ends the watches of a
+// deleted CustomResourceDefinition, and the client's next request gets 404.
+func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target) {
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if _, err := w.Write(s.encodeEvent(ev)); err != nil {
+				return // the client went away; the caller's cancel ends the watch
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		case <-changed:
+			changed = s.changes()
+			if !s.stillServed(t) {
+				return
+			}
 		}
 	}
+}
+
+// changeNotifier is a Snapshots that tells when it swaps its snapshot;
+// *reload.Reloader is one.
+type changeNotifier interface {
+	// Changed returns a channel closed at the next swap.
+	Changed() <-chan struct{}
+}
+
+// changes returns a channel closed at the next snapshot swap; nil, which
+// is never ready, when the Snapshots does not tell.
+func (s *Server) changes() <-chan struct{} {
+	if n, ok := s.snapshots.(changeNotifier); ok {
+		return n.Changed()
+	}
+	return nil
+}
+
+// stillServed reports whether the current snapshot serves the target's
+// resource in the target's version.
+func (s *Server) stillServed(t resource.Target) bool {
+	_, _, ok := s.snapshots.Load().Lookup(t.Resource.Group, t.Version.Name, t.Resource.Plural)
+	return ok
 }
 
 // watchEvent is metav1.WatchEvent on the wire.

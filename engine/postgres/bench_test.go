@@ -3,11 +3,18 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/tidwall/sjson"
 )
 
@@ -53,4 +60,143 @@ func BenchmarkGet(b *testing.B) {
 			}
 		}
 	})
+}
+
+// populate inserts n objects of about 1.2 KB straight into the database,
+// labelled group=g<i%100>, and compacts their history away, as on a server
+// that has run for a while. Open the Store after: one started before would
+// see n writes missing from the log, and fill them with GAPs.
+func populate(tb testing.TB, url string, n int) {
+	tb.Helper()
+	const insert = `
+INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels)
+SELECT 'pipes.example.com', 'default', 'p' || i, gen_random_uuid(), rv, 'v1',
+	with_resource_version(jsonb_build_object('apiVersion', 'example.com/v1', 'kind', 'Pipe',
+		'metadata', jsonb_build_object('name', 'p' || i, 'namespace', 'default', 'labels', labels),
+		'spec', jsonb_build_object('size', 3, 'description', repeat('x', 1000))), rv), labels
+FROM (SELECT i, nextval('resource_version') AS rv,
+	jsonb_build_object('app', 'bench', 'tier', 'back', 'group', 'g' || (i % 100)) AS labels
+	FROM generate_series(1, {n}) i) g`
+	execSQL(tb, url, strings.Replace(insert, "{n}", strconv.Itoa(n), 1), `UPDATE compaction SET horizon = (SELECT last_value FROM resource_version)`,
+		`VACUUM ANALYZE objects`)
+}
+
+func BenchmarkList(b *testing.B) {
+	tests := []struct {
+		name    string
+		objects int
+		opts    engine.ListOptions
+		want    int
+	}{
+		{"all-10k", 10000, engine.ListOptions{}, 10000},
+		{"all-100k", 100000, engine.ListOptions{}, 100000},
+		{"page-500-of-100k", 100000, engine.ListOptions{Limit: 500}, 500},
+		{"selector-1%-of-100k", 100000, engine.ListOptions{Labels: []engine.Requirement{
+			{Key: "group", Operator: engine.OpEquals, Values: []string{"g7"}}}}, 1000},
+	}
+	stores := map[int]*postgres.Store{}
+	parent := b
+	for _, tt := range tests {
+		b.Run(tt.name, func(b *testing.B) {
+			s := stores[tt.objects]
+			if s == nil { // shared by the sub-benchmarks: it lives as long as the parent
+				url := pgtest.Open(parent)
+				populate(b, url, tt.objects)
+				s = openStore(parent, url)
+				stores[tt.objects] = s
+			}
+			tt.opts.Resource = pipes
+			for b.Loop() {
+				n := 0
+				if _, err := s.List(context.Background(), tt.opts, func(engine.Object) error { n++; return nil }); err != nil || n != tt.want {
+					b.Fatalf("listed %d, %v; want %d", n, err, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWatchLatency measures the time from the start of a create to its
+// event, on the writer's Store (local) and on another Store on the same
+// database (remote, another process), with one writer (idle) or 16.
+func BenchmarkWatchLatency(b *testing.B) {
+	for _, remote := range []bool{false, true} {
+		for _, clients := range []int{1, 16} {
+			b.Run(fmt.Sprintf("remote=%v/clients=%d", remote, clients), func(b *testing.B) {
+				benchWatchLatency(b, remote, clients)
+			})
+		}
+	}
+}
+
+func benchWatchLatency(b *testing.B, remote bool, clients int) {
+	url := pgtest.Open(b)
+	writer := openStore(b, url)
+	reader := writer
+	if remote {
+		reader = openStore(b, url)
+	}
+	createNamespace(b, writer, "default")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := reader.Watch(ctx, engine.WatchOptions{Resource: pipes})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var starts, acks sync.Map // name → time.Time
+	var latencies, afterAck []time.Duration
+	received := make(chan struct{})
+	go func() {
+		defer close(received)
+		for ev := range events {
+			now := time.Now()
+			start, _ := starts.Load(ev.Object.Key.Name)
+			latencies = append(latencies, now.Sub(start.(time.Time)))
+			if ack, ok := acks.Load(ev.Object.Key.Name); ok {
+				afterAck = append(afterAck, now.Sub(ack.(time.Time)))
+			}
+			if len(latencies) == b.N {
+				return
+			}
+		}
+	}()
+	var n atomic.Int64
+	create := func() {
+		name := fmt.Sprint("p", n.Add(1))
+		starts.Store(name, time.Now())
+		if _, err := writer.Create(context.Background(), benchObject(name)); err != nil {
+			b.Error(err)
+		}
+		acks.Store(name, time.Now())
+	}
+	b.ResetTimer()
+	if clients == 1 {
+		for range b.N {
+			create()
+		}
+	} else {
+		b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				create()
+			}
+		})
+	}
+	<-received
+	b.StopTimer()
+	// GAPs that won over a writer between its nextval and its insert: retries.
+	b.ReportMetric(float64(queryInt(b, url, "SELECT count(*) FROM events WHERE type = 'GAP'")), "gaps")
+	b.ReportMetric(quantile(latencies, 0.5), "p50-ms")
+	b.ReportMetric(quantile(latencies, 0.99), "p99-ms")
+	b.ReportMetric(quantile(afterAck, 0.5), "ack-p50-ms")
+	b.ReportMetric(quantile(afterAck, 0.99), "ack-p99-ms")
+}
+
+// quantile returns the q-quantile of ds in milliseconds (0 when empty).
+func quantile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return float64(ds[int(q*float64(len(ds)-1))]) / float64(time.Millisecond)
 }

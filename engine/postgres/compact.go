@@ -53,7 +53,7 @@ func (s *Store) compactEvery(ctx context.Context, interval time.Duration) {
 // its own: a reader that finds events missing then sees the new horizon,
 // and a reader whose snapshot predates it still sees the rows.
 func (s *Store) compact(ctx context.Context) error {
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := s.background.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("acquire connection: %w", err)
 	}

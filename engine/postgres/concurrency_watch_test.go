@@ -183,7 +183,10 @@ func TestWatchConcurrentOutOfOrderCommits(t *testing.T) {
 	startWatch := func(s *postgres.Store, from int64) {
 		w := &watcher{from: from}
 		watchers = append(watchers, w)
-		ch := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: from})
+		ch, err := s.Watch(ctx, engine.WatchOptions{Resource: pipes, ResourceVersion: from})
+		if err != nil {
+			t.Fatal(err)
+		}
 		watching.Go(func() { w.run(ch) })
 	}
 	first := mustCreate(t, stores[0], newObject(pipes, "default", "first", nil))
@@ -199,12 +202,15 @@ func TestWatchConcurrentOutOfOrderCommits(t *testing.T) {
 			writing.Go(func() { writer(ctx, t, s, fmt.Sprintf("s%dw%d", i, j), ops, log) })
 		}
 	}
-	lists := listWhileWriting(ctx, t, stores, &writing)
+	writersDone := make(chan struct{})
+	lists := listWhileWriting(ctx, t, stores, writersDone)
 	time.Sleep(50 * time.Millisecond)
 	for _, s := range stores { // watchers starting mid-way, from the log or the ring
 		startWatch(s, currentRV(t, s))
 	}
 	writing.Wait()
+	close(writersDone)
+	lists.wg.Wait()
 
 	var maxRV int64
 	for rv := range log.acks {
@@ -269,6 +275,7 @@ type listResult struct {
 
 // lister collects list results.
 type lister struct {
+	wg   sync.WaitGroup
 	mu   sync.Mutex
 	done []listResult
 }
@@ -280,13 +287,11 @@ func (l *lister) results() []listResult {
 }
 
 // listWhileWriting lists through both Stores, whole and in pages, until
-// the writers are done.
-func listWhileWriting(ctx context.Context, t *testing.T, stores []*postgres.Store, writing *sync.WaitGroup) *lister {
+// finished is closed.
+func listWhileWriting(ctx context.Context, t *testing.T, stores []*postgres.Store, finished <-chan struct{}) *lister {
 	l := &lister{}
-	finished := make(chan struct{})
-	go func() { writing.Wait(); close(finished) }()
 	for i, s := range stores {
-		writing.Go(func() {
+		l.wg.Go(func() {
 			for limit := int64(i * 7); ; limit = (limit + 5) % 30 {
 				select {
 				case <-finished:

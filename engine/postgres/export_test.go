@@ -2,7 +2,11 @@ package postgres
 
 import (
 	"context"
+	"strings"
 	"time"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/jackc/pgx/v5"
 )
 
 // Compact runs one compaction of s now.
@@ -15,3 +19,41 @@ func SetBeforeCommit(s *Store, f func(ctx context.Context) error) { s.beforeComm
 
 // SetFreshWait sets how long s waits for a resourceVersion not reached yet.
 func SetFreshWait(s *Store, d time.Duration) { s.freshWait = d }
+
+// ListPlans returns the plans (EXPLAIN) of the two statements a List of
+// opts at rv runs, with custom and with generic plans.
+func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64) ([]string, error) {
+	st, _, err := parseListState(opts)
+	if err != nil {
+		return nil, err
+	}
+	st.latest, st.rv = false, rv
+	plan, err := buildList(opts, st)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	var plans []string
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		if _, err := conn.Exec(ctx, "SET plan_cache_mode = "+mode); err != nil {
+			return nil, err
+		}
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{{plan.changed, plan.changedArgs}, {plan.unchanged, plan.unchangedArgs}} {
+			rows, _ := conn.Query(ctx, "EXPLAIN "+q.sql, withFirst(q.args, rv)...)
+			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return nil, err
+			}
+			plans = append(plans, mode+":\n"+strings.Join(lines, "\n"))
+		}
+	}
+	_, err = conn.Exec(ctx, "RESET plan_cache_mode")
+	return plans, err
+}

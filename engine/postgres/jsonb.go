@@ -1,66 +1,97 @@
 package postgres
 
-import (
-	"github.com/tidwall/gjson"
-)
-
 // fromJSONB turns jsonb's text output into the body clients expect. jsonb
 // stores keys sorted by length and prints a space after every ':' and ',',
 // so a stored object would come back as {"kind": ..., "spec": ...,
 // "apiVersion": ...}. This compacts it and puts apiVersion, kind and
 // metadata first, as Kubernetes writes objects; the rest keeps its order.
+// One pass compacts and notes where each top-level member starts; a second
+// copies the members in order.
 func fromJSONB(text []byte) []byte {
-	compact := compactJSONB(text)
-	root := gjson.ParseBytes(compact)
-	if !root.IsObject() {
+	compact, members := compactJSONB(text)
+	if len(members) == 0 {
 		return compact
 	}
 	out := make([]byte, 0, len(compact))
 	out = append(out, '{')
-	for _, key := range []string{"apiVersion", "kind", "metadata"} {
-		if v := root.Get(key); v.Exists() {
-			out = appendMember(out, `"`+key+`"`, v.Raw)
+	for _, key := range []string{`"apiVersion"`, `"kind"`, `"metadata"`} {
+		for _, m := range members {
+			if m.hasKey(compact, key) {
+				out = appendMember(out, compact[m.start:m.end])
+			}
 		}
 	}
-	root.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "apiVersion", "kind", "metadata":
-		default:
-			out = appendMember(out, k.Raw, v.Raw)
+	for _, m := range members {
+		if !m.hasKey(compact, `"apiVersion"`) && !m.hasKey(compact, `"kind"`) && !m.hasKey(compact, `"metadata"`) {
+			out = appendMember(out, compact[m.start:m.end])
 		}
-		return true
-	})
+	}
 	return append(out, '}')
 }
 
-func appendMember(out []byte, key, value string) []byte {
+// member is where a top-level member ("key":value) lies in compacted text.
+type member struct{ start, end int }
+
+// hasKey reports whether the member's key is key, quotes included.
+func (m member) hasKey(text []byte, key string) bool {
+	return m.end-m.start > len(key) && string(text[m.start:m.start+len(key)]) == key && text[m.start+len(key)] == ':'
+}
+
+func appendMember(out, m []byte) []byte {
 	if len(out) > 1 {
 		out = append(out, ',')
 	}
-	out = append(out, key...)
-	out = append(out, ':')
-	return append(out, value...)
+	return append(out, m...)
 }
 
-// compactJSONB drops the whitespace jsonb's output puts between tokens. It
-// relies on that output being valid JSON: whitespace occurs only outside
-// strings, and a string's quotes are found by skipping escaped characters.
-func compactJSONB(text []byte) []byte {
+// compactJSONB drops the whitespace jsonb's output puts between tokens,
+// and returns the members of the top-level object (none when it is not an
+// object). It relies on that output being valid JSON: whitespace occurs
+// only outside strings, and a string's quotes are found by skipping
+// escaped characters.
+func compactJSONB(text []byte) ([]byte, []member) {
 	out := make([]byte, 0, len(text))
-	inString := false
+	var members []member
+	depth, object := 0, false
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case inString && c == '\\' && i+1 < len(text):
-			out = append(out, c, text[i+1])
-			i++
-			continue
+		switch c := text[i]; {
 		case c == '"':
-			inString = !inString
-		case !inString && (c == ' ' || c == '\n' || c == '\t' || c == '\r'):
-			continue
+			if object && depth == 1 && (len(members) == 0 || members[len(members)-1].end >= 0) {
+				members = append(members, member{start: len(out), end: -1}) // a key at the top level
+			}
+			end := stringEnd(text, i)
+			out = append(out, text[i:end]...)
+			i = end - 1
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+		case c == '{' || c == '[':
+			object = object || (depth == 0 && c == '{')
+			depth++
+			out = append(out, c)
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 && len(members) > 0 {
+				members[len(members)-1].end = len(out)
+			}
+			out = append(out, c)
+		case c == ',' && depth == 1 && object:
+			members[len(members)-1].end = len(out)
+			out = append(out, c)
+		default:
+			out = append(out, c)
 		}
-		out = append(out, c)
 	}
-	return out
+	return out, members
+}
+
+// stringEnd returns the index just past the string that starts at text[i].
+func stringEnd(text []byte, i int) int {
+	for j := i + 1; j < len(text); j++ {
+		switch text[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(text)
 }

@@ -1,6 +1,11 @@
 package postgres
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
 
 func TestFromJSONB(t *testing.T) {
 	tests := []struct{ name, in, want string }{
@@ -14,6 +19,13 @@ func TestFromJSONB(t *testing.T) {
 		{"empty", `{}`, `{}`},
 		{"not an object", `[1, 2]`, `[1,2]`},
 		{"unicode", `{"kind": "é ü", "x": "\u0000"}`, `{"kind":"é ü","x":"\u0000"}`},
+		{"nested keys stay", `{"spec": {"kind": "x", "metadata": {}}, "kindness": 1, "kind": "K"}`,
+			`{"kind":"K","spec":{"kind":"x","metadata":{}},"kindness":1}`},
+		{"escapes at string ends", `{"a": "\\", "b": "\"", "kind": "\\\""}`, `{"kind":"\\\"","a":"\\","b":"\""}`},
+		{"arrays of objects", `{"items": [{"kind": "a"}, {"kind": "b"}], "apiVersion": "v1"}`,
+			`{"apiVersion":"v1","items":[{"kind":"a"},{"kind":"b"}]}`},
+		{"string values at the top", `{"a": "x, \"y\": z", "metadata": {"name": "n"}}`, `{"metadata":{"name":"n"},"a":"x, \"y\": z"}`},
+		{"scalar", `"a b"`, `"a b"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,4 +46,27 @@ func BenchmarkFromJSONB(b *testing.B) {
 	for b.Loop() {
 		fromJSONB(in)
 	}
+}
+
+// FuzzFromJSONB checks that fromJSONB keeps any JSON value's meaning and
+// compacts it as encoding/json does.
+func FuzzFromJSONB(f *testing.F) {
+	for _, seed := range []string{`{"kind": "K", "a": [1, {"b": "c d"}], "apiVersion": "v1"}`, `[1, "2"]`, `{}`, `{"s": "\\" \\\\"}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var v any
+		if json.Unmarshal([]byte(in), &v) != nil {
+			return
+		}
+		out := fromJSONB([]byte(in))
+		var got any
+		if err := json.Unmarshal(out, &got); err != nil || !reflect.DeepEqual(got, v) {
+			t.Fatalf("fromJSONB(%s) = %s (%v)", in, out, err)
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, []byte(in)) == nil && compact.Len() != len(out) {
+			t.Fatalf("fromJSONB(%s) = %s, not compact", in, out)
+		}
+	})
 }

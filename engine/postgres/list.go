@@ -25,7 +25,8 @@ import (
 // version or match, an unsupported field selector path or operator, or a
 // malformed label requirement; Timeout when N is not reached within 3 s;
 // Expired when the state is older than the history kept (for a continue
-// token, the error carries a fresh token).
+// token, the error carries a fresh token); ServiceUnavailable before the
+// schema is migrated.
 func (s *Store) List(ctx context.Context, opts engine.ListOptions, each func(engine.Object) error) (engine.ListMeta, error) {
 	st, requested, err := parseListState(opts)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/watch"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -18,6 +19,11 @@ const (
 	// this often, should a notification be lost.
 	pollInterval = time.Second
 )
+
+// errNotReady is the error of a read that found the poller not started:
+// it retries every pollInterval, and after a migration.
+var errNotReady = &engine.Error{Code: engine.CodeUnavailable, RetryAfterSeconds: 1,
+	Message: "the events log cannot be read yet; is the database migrated?"}
 
 // poller reads the events log in resourceVersion order for every watcher
 // and list of its process, and publishes it to a Broadcaster whose
@@ -91,32 +97,38 @@ func (p *poller) run(ctx context.Context) {
 	}
 }
 
-// startSQL finds where a poller starts: the sequence's current value, and
-// the resourceVersions up to it, above the compaction horizon, that the
-// log lacks: taken by a write still in flight, or by one rolled back.
-const startSQL = `
-WITH bounds AS (
-	SELECT c.horizon, CASE WHEN s.is_called THEN s.last_value ELSE 0 END AS seq
-	FROM compaction c, resource_version s
-), present AS (
-	SELECT horizon AS rv FROM bounds
+// boundsSQL reads where a poller starts: the compaction horizon, the
+// sequence's value, and how many resourceVersions between are in the log.
+const boundsSQL = `
+SELECT c.horizon, s.seq,
+	(SELECT count(*) FROM events WHERE resource_version > c.horizon AND resource_version <= s.seq)
+FROM compaction c, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM resource_version) s`
+
+// missingSQL lists the resourceVersions in ($1, $2] that the log lacks:
+// taken by a write still in flight, or by one rolled back.
+const missingSQL = `
+WITH present AS (
+	SELECT $1::bigint AS rv
 	UNION ALL
-	SELECT e.resource_version FROM events e, bounds b
-	WHERE e.resource_version > b.horizon AND e.resource_version <= b.seq
+	SELECT resource_version FROM events WHERE resource_version > $1 AND resource_version <= $2
 ), spans AS (
-	SELECT rv + 1 AS lo, lead(rv, 1, (SELECT seq + 1 FROM bounds)) OVER (ORDER BY rv) - 1 AS hi FROM present
+	SELECT rv + 1 AS lo, lead(rv, 1, $2 + 1) OVER (ORDER BY rv) - 1 AS hi FROM present
 )
-SELECT (SELECT seq FROM bounds), coalesce(array_agg(g ORDER BY g), '{}')
-FROM spans, generate_series(lo, hi) AS g`
+SELECT coalesce(array_agg(g ORDER BY g), '{}') FROM spans, generate_series(lo, hi) AS g`
 
 // start resolves every resourceVersion handed out so far and sets W to the
 // last one. Events up to it are history, read from the log by watchers
 // that need them. Errors: the database's (the schema may not exist yet).
 func (p *poller) start(ctx context.Context) error {
-	var seq int64
-	var missing []int64
-	if err := p.pool.QueryRow(ctx, startSQL).Scan(&seq, &missing); err != nil {
+	var horizon, seq, present int64
+	if err := p.pool.QueryRow(ctx, boundsSQL).Scan(&horizon, &seq, &present); err != nil {
 		return fmt.Errorf("find the start of the events log: %w", err)
+	}
+	var missing []int64
+	if present < seq-horizon { // a scan of the whole log, rarely needed
+		if err := p.pool.QueryRow(ctx, missingSQL, horizon, seq).Scan(&missing); err != nil {
+			return fmt.Errorf("find gaps in the events log: %w", err)
+		}
 	}
 	for len(missing) > 0 {
 		n := min(len(missing), pollBatch)
@@ -140,7 +152,8 @@ func (p *poller) drain(ctx context.Context) error {
 }
 
 // await waits, at most limit, until the poller has started and W reaches
-// rv. It returns W and whether it reached rv. Errors: ctx's.
+// rv. It returns W and whether it reached rv. Errors: ctx's; Unavailable
+// when the poller has not started within limit.
 //
 // Gaps below a committed event are filled at once; above the newest
 // committed event, only up to want's target.
@@ -150,7 +163,7 @@ func (p *poller) await(ctx context.Context, rv int64, limit time.Duration) (int6
 	select {
 	case <-p.ready:
 	case <-timer.C:
-		return 0, false, nil
+		return 0, false, errNotReady
 	case <-ctx.Done():
 		return 0, false, ctx.Err()
 	}

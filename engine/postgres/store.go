@@ -55,13 +55,16 @@ func (o Options) withDefaults() Options {
 // Store is an engine.Store backed by a PostgreSQL connection pool. It is safe
 // for concurrent use, and several processes may share one database.
 type Store struct {
-	pool     *pgxpool.Pool
-	opts     Options
-	events   *watch.Broadcaster
-	poller   *poller
-	notifier *notifier
-	stop     context.CancelFunc
-	running  sync.WaitGroup
+	pool *pgxpool.Pool
+	// background serves the poller, the notifier and compaction, one
+	// connection each at most: requests filling pool never delay events.
+	background *pgxpool.Pool
+	opts       Options
+	events     *watch.Broadcaster
+	poller     *poller
+	notifier   *notifier
+	stop       context.CancelFunc
+	running    sync.WaitGroup
 	// freshWait bounds the wait for a resourceVersion not reached yet.
 	freshWait time.Duration
 
@@ -112,18 +115,29 @@ func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*St
 		pool.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	s := &Store{pool: pool, opts: opts.withDefaults(), freshWait: freshWait}
+	bgConfig := cfg.Copy()
+	bgConfig.MaxConns, bgConfig.MinConns = backgroundConns, 0
+	background, err := pgxpool.NewWithConfig(ctx, bgConfig)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("create background connection pool: %w", err)
+	}
+	s := &Store{pool: pool, background: background, opts: opts.withDefaults(), freshWait: freshWait}
 	s.start(cfg.ConnConfig)
 	return s, nil
 }
+
+// backgroundConns is the size of Store.background: the poller, the
+// notifier and compaction.
+const backgroundConns = 3
 
 // start runs the background goroutines until Close.
 func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.events = watch.New(0, s.replay, s.opts.Watch)
-	s.poller = newPoller(s.pool, s.events, s.opts.Logger)
-	s.notifier = &notifier{pool: s.pool, pending: make(chan struct{}, 1), log: s.opts.Logger}
+	s.poller = newPoller(s.background, s.events, s.opts.Logger)
+	s.notifier = &notifier{pool: s.background, pending: make(chan struct{}, 1), log: s.opts.Logger}
 	s.running.Go(func() { s.poller.run(ctx) })
 	s.running.Go(func() { s.poller.listen(ctx, listenConfig) })
 	s.running.Go(func() { s.notifier.run(ctx) })
@@ -137,6 +151,7 @@ func (s *Store) Close() {
 	s.stop()
 	s.running.Wait()
 	s.events.Close()
+	s.background.Close()
 	s.pool.Close()
 }
 

@@ -13,7 +13,8 @@ import (
 // ring of recent events are read from the log first. Bodies are as Get
 // returns them; Prev is the state before a MODIFIED or DELETED. Errors:
 // Expired when opts.ResourceVersion is older than the history kept;
-// Timeout when the process does not reach it within 3 s.
+// Timeout when the process does not reach it within 3 s; ServiceUnavailable
+// before the schema is migrated.
 func (s *Store) Watch(ctx context.Context, opts engine.WatchOptions) (<-chan engine.Event, error) {
 	w, ok, err := s.poller.await(ctx, opts.ResourceVersion, s.freshWait)
 	if err != nil {

@@ -297,3 +297,59 @@ func TestOpenBeforeMigrate(t *testing.T) {
 		t.Errorf("got %v", ev.Object.Key)
 	}
 }
+
+// TestStartResolvesGaps opens a Store while a write holds a
+// resourceVersion in flight and another resourceVersion was taken and
+// never used: the new Store waits for the first, skips the second, and
+// serves the log in order.
+func TestStartResolvesGaps(t *testing.T) {
+	url := pgtest.Open(t)
+	writer := openStore(t, url)
+	createNamespace(t, writer, "default")
+	postgres.SetBeforeCommit(writer, beforeCommit)
+	release := make(chan struct{})
+	held := make(chan engine.Object, 1)
+	go func() {
+		ctx := context.WithValue(context.Background(), hookKey{}, hookAction{wait: release})
+		obj, err := writer.Create(ctx, newObject(pipes, "default", "held", nil))
+		if err != nil {
+			t.Error(err)
+		}
+		held <- obj
+	}()
+	time.Sleep(100 * time.Millisecond)
+	execSQL(t, url, "SELECT nextval('resource_version')") // a write that rolled back
+	last := mustCreate(t, writer, newObject(pipes, "default", "last", nil))
+
+	reader := openStore(t, url)
+	go func() { time.Sleep(200 * time.Millisecond); close(release) }()
+	ch := mustWatch(t, reader, engine.WatchOptions{Resource: pipes, ResourceVersion: last.ResourceVersion - 3})
+	got := receive(t, ch, 2, 5*time.Second)
+	h := <-held
+	if got[0].Object.ResourceVersion != h.ResourceVersion || got[1].Object.ResourceVersion != last.ResourceVersion {
+		t.Errorf("got %s; want held@%d, last@%d", summary(got), h.ResourceVersion, last.ResourceVersion)
+	}
+}
+
+// TestWriteRetriesAfterGap has writes collide with GAPs that a poller
+// wrote in their resourceVersions (it won the race between their nextval
+// and their insert): each write is retried with a new resourceVersion,
+// and watchers see it once.
+func TestWriteRetriesAfterGap(t *testing.T) {
+	url := pgtest.Open(t)
+	s := openStore(t, url)
+	createNamespace(t, s, "default")
+	before := mustCreate(t, s, newObject(pipes, "default", "a", nil))
+	ch := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: before.ResourceVersion})
+	next := before.ResourceVersion + 1
+	execSQL(t, url, "INSERT INTO events (resource_version, type) VALUES ("+strconv.FormatInt(next, 10)+", 'GAP'), ("+
+		strconv.FormatInt(next+1, 10)+", 'GAP')")
+	created := mustCreate(t, s, newObject(pipes, "default", "b", nil))
+	if created.ResourceVersion != next+2 {
+		t.Errorf("rv %d; want %d, after the two GAPs", created.ResourceVersion, next+2)
+	}
+	if got := receive(t, ch, 1, 5*time.Second); got[0].Object.ResourceVersion != created.ResourceVersion {
+		t.Errorf("got %s; want b@%d", summary(got), created.ResourceVersion)
+	}
+	quiet(t, ch, 100*time.Millisecond)
+}

@@ -30,6 +30,19 @@ func (l *loader) loadConversions(conversions fs.FS) {
 		}
 		l.loadRulesFile(f, src)
 	}
+	l.refuseRulesLost(walkFailures(problems))
+}
+
+// refuseRulesLost refuses the kinds, now without rules, whose previous
+// rules file lies in a folder that could not be read (an unmounted
+// volume, a folder being replaced): they would answer in the wrong shape.
+func (l *loader) refuseRulesLost(unreadable []string) {
+	for _, r := range slices.Clone(l.resources) {
+		p, ok := l.prev.byResource[r.GroupResource()]
+		if ok && !l.kept[r] && r.Conversion == nil && p.ConversionFile != "" && inAny(p.ConversionFile, unreadable) {
+			l.refuse(r, "the folder of its conversion rules "+p.ConversionFile+" cannot be read")
+		}
+	}
 }
 
 // loadRulesFile loads every document of one rules file.
@@ -57,8 +70,8 @@ func (l *loader) loadRulesFile(file string, src []byte) {
 func (l *loader) refuseNamedAfter(file string) {
 	name := strings.TrimSuffix(path.Base(file), path.Ext(file))
 	for _, r := range l.resources {
-		if r.Conversion == nil && path.Dir(file) == cmp.Or(r.Group, "core") && name == strings.ToLower(r.Kind) {
-			l.refuse(r, file)
+		if r.Conversion == nil && !l.kept[r] && path.Dir(file) == cmp.Or(r.Group, "core") && name == strings.ToLower(r.Kind) {
+			l.refuse(r, rulesRefused(file))
 			return
 		}
 	}
@@ -79,6 +92,11 @@ func (l *loader) loadRules(d document) {
 	case rules == nil: // too broken to check further
 	case r == nil:
 		more = errors.New("no such kind is loaded (it is not defined, or its definition was refused)")
+	case l.kept[r]:
+		if parseErr == nil && d.file == r.ConversionFile {
+			return // the kind serves on as it was, with these rules as they were
+		}
+		more = fmt.Errorf("not applied: the kind's definition in %s was refused, and its previous definition serves on with its previous rules", r.File)
 	case r.Conversion != nil:
 		more = errors.New("the kind's rules are already given in " + r.ConversionFile)
 	default:
@@ -89,7 +107,7 @@ func (l *loader) loadRules(d document) {
 		l.refuseRules(d, name, r, parseErr, more)
 		return
 	}
-	r.Conversion, r.ConversionFile = rules, d.file
+	r.Conversion, r.ConversionFile, r.rulesJSON = rules, d.file, d.json
 }
 
 // refuseRules reports every problem of a rules document and refuses its
@@ -104,16 +122,24 @@ func (l *loader) refuseRules(d document, name string, r *Resource, errs ...error
 			l.ruleProblem(rulesProblem(d, name, p.String()))
 		}
 	}
-	if r != nil && r.Conversion == nil {
-		l.refuse(r, d.file)
+	if r != nil && r.Conversion == nil && !l.kept[r] {
+		l.refuse(r, rulesRefused(d.file))
 	}
 }
 
-// refuse removes a kind whose rules file was refused.
-func (l *loader) refuse(r *Resource, file string) {
+func rulesRefused(file string) string {
+	return fmt.Sprintf("its conversion rules in %s were refused", file)
+}
+
+// refuse removes a loaded kind and reports why on its definition file. The
+// previous definition from that file, if any, serves on in its place.
+func (l *loader) refuse(r *Resource, reason string) {
 	l.resources = slices.DeleteFunc(l.resources, func(x *Resource) bool { return x == r })
-	l.problems = append(l.problems, Problem{File: r.File, Reason: fmt.Sprintf(
-		"%s: refused: its conversion rules in %s were refused", definitionName(&native{Group: r.Group, Kind: r.Kind}), file)})
+	l.names.remove(r)
+	l.report(Problem{File: r.File, Reason: nameOf(r) + ": refused: " + reason})
+	if p, ok := l.prev.byResource[r.GroupResource()]; ok && p.File == r.File {
+		l.keepPrevious(p)
+	}
 }
 
 func rulesProblem(d document, name, reason string) Problem {
@@ -124,7 +150,7 @@ func rulesProblem(d document, name, reason string) Problem {
 
 func (l *loader) ruleProblem(p Problem) {
 	p.Conversion = true
-	l.problems = append(l.problems, p)
+	l.report(p)
 }
 
 // resourceOf finds a loaded kind.

@@ -3,7 +3,9 @@
 // schemas (compiled once), printer columns, subresources, selectable fields
 // and conversion rules (parsed and checked against the schemas once, see
 // package convert and conversions/README.md). Handlers look resources up in
-// a Snapshot; a reload builds a new one.
+// a Snapshot; a reload builds a new one with LoadWith, from the one it
+// replaces, so that a file that breaks leaves its previous definitions
+// serving (package reload does this as files change).
 //
 // A definition file holds one or more YAML or JSON documents separated by
 // "---" lines, each in one of two formats.

@@ -34,21 +34,34 @@ const (
 // answer in the wrong shape. A second rules file for one kind is refused
 // alone. Load never returns a nil Snapshot.
 func Load(schemas, conversions fs.FS) (*Snapshot, []Problem) {
-	l := loader{fsys: schemas, names: nameIndex{}}
+	return LoadWith(schemas, conversions, LoadOptions{})
+}
+
+// LoadWith is Load with options: a reload that keeps what worked (see
+// LoadOptions.Previous), definitions created through the API, groups and
+// versions switched off, and a say on schema changes.
+func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Problem) {
+	l := newLoader(schemas, opts)
 	files, problems := definitionFiles(schemas)
-	l.problems = problems
+	l.unreadable = walkFailures(problems)
+	for _, p := range problems {
+		l.report(p)
+	}
 	for _, f := range files {
 		l.loadFile(f)
 	}
+	l.loadAPIDefinitions()
+	l.claimAll()
 	if conversions != nil {
 		l.loadConversions(conversions)
 	}
+	l.checkChanges()
 	// A file's syntax errors are found before its definitions are checked;
 	// report them all in reading order, definitions first.
 	slices.SortStableFunc(l.problems, func(a, b Problem) int {
 		return cmp.Or(compareBool(a.Conversion, b.Conversion), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
-	return newSnapshot(l.resources), l.problems
+	return newSnapshot(l.resources, l.kept), l.problems
 }
 
 func compareBool(a, b bool) int {
@@ -63,10 +76,39 @@ func compareBool(a, b bool) int {
 
 // loader accumulates one Load's results.
 type loader struct {
-	fsys      fs.FS
-	names     nameIndex
-	resources []*Resource
-	problems  []Problem
+	fsys fs.FS
+	opts LoadOptions
+	prev *Snapshot // opts.Previous, or an empty snapshot
+	// candidates are the definitions built, before their names are claimed.
+	candidates []candidate
+	names      nameIndex
+	resources  []*Resource
+	// kept are the resources of prev serving on because the file that
+	// defines them was refused; they are shared with prev, never modified.
+	kept     map[*Resource]bool
+	tried    map[*Resource]bool // the resources of prev keepPrevious was asked about
+	problems []Problem
+	// refused holds the definition files (and "api/<name>" sources) with a
+	// problem; unreadable the folders of schemas that could not be read.
+	refused    map[string]bool
+	unreadable []string
+}
+
+func newLoader(fsys fs.FS, opts LoadOptions) *loader {
+	prev := opts.Previous
+	if prev == nil {
+		prev = Empty()
+	}
+	return &loader{fsys: fsys, opts: opts, prev: prev, names: nameIndex{},
+		kept: map[*Resource]bool{}, tried: map[*Resource]bool{}, refused: map[string]bool{}}
+}
+
+// report records a problem; a problem of a definition source refuses it.
+func (l *loader) report(p Problem) {
+	l.problems = append(l.problems, p)
+	if !p.Conversion {
+		l.refused[p.File] = true
+	}
 }
 
 // definitionFiles lists the files to read, sorted by path.
@@ -101,13 +143,18 @@ func definitionFiles(fsys fs.FS) ([]string, []Problem) {
 func (l *loader) loadFile(file string) {
 	src, err := fs.ReadFile(l.fsys, file)
 	if err != nil {
-		l.problems = append(l.problems, Problem{File: file, Reason: err.Error()})
+		l.report(Problem{File: file, Reason: err.Error()})
 		return
 	}
+	l.loadSource(file, src, path.Ext(file) == ".json")
+}
+
+// loadSource loads every document of one file's text.
+func (l *loader) loadSource(file string, src []byte, isJSON bool) {
 	var docs []document
 	var broken []Problem
 	for _, c := range splitDocuments(src) {
-		out, empty, line, err := toJSON(c, path.Ext(file) == ".json")
+		out, empty, line, err := toJSON(c, isJSON)
 		switch {
 		case err != nil:
 			broken = append(broken, Problem{File: file, Line: line, Reason: err.Error()})
@@ -115,30 +162,31 @@ func (l *loader) loadFile(file string) {
 			docs = append(docs, document{file: file, line: c.line, src: c.src, json: out})
 		}
 	}
-	l.problems = append(l.problems, broken...)
+	for _, p := range broken {
+		l.report(p)
+	}
 	for _, d := range docs {
 		d.multi = len(docs)+len(broken) > 1
 		l.loadDocument(d)
 	}
 }
 
-// loadDocument decodes, checks and registers one definition.
+// loadDocument decodes, checks and builds one definition; its names are
+// claimed later, in precedence order (see claimAll).
 func (l *loader) loadDocument(d document) {
 	n, reasons, problem := decode(d)
 	if problem != nil {
-		l.problems = append(l.problems, *problem)
+		l.report(*problem)
 		return
 	}
+	l.opts.RuntimeConfig.apply(n)
 	r, more := build(n, d.file)
 	reasons = append(reasons, more...)
-	if len(reasons) == 0 {
-		reasons = l.names.add(r)
-	}
 	for _, reason := range reasons {
-		l.problems = append(l.problems, d.problem(definitionName(n)+": "+reason))
+		l.report(d.problem(definitionName(n) + ": " + reason))
 	}
 	if len(reasons) == 0 {
-		l.resources = append(l.resources, r)
+		l.candidates = append(l.candidates, candidate{res: r, doc: d, name: definitionName(n)})
 	}
 }
 

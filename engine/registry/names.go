@@ -37,13 +37,13 @@ func (r *Resource) claims() []claim {
 func (ix nameIndex) add(r *Resource) []string {
 	names := ix[r.Group]
 	if prev, ok := names[r.Plural]; ok && prev.field == "plural" {
-		return []string{fmt.Sprintf("resource %s is already defined in %s", r.GroupResource(), prev.res.File)}
+		return []string{fmt.Sprintf("resource %s is already defined in %s%s", r.GroupResource(), prev.res.File, precedence(r, prev.res))}
 	}
 	var failed reasons
 	for _, c := range r.claims() {
 		if prev, ok := names[strings.ToLower(c.value)]; ok {
-			failed.addf("%s %q collides with the %s %q of %s (defined in %s)",
-				c.field, c.value, prev.field, prev.value, prev.res.GroupResource(), prev.res.File)
+			failed.addf("%s %q collides with the %s %q of %s (defined in %s)%s",
+				c.field, c.value, prev.field, prev.value, prev.res.GroupResource(), prev.res.File, precedence(r, prev.res))
 		}
 	}
 	if len(failed) > 0 {
@@ -60,4 +60,22 @@ func (ix nameIndex) add(r *Resource) []string {
 		}
 	}
 	return nil
+}
+
+// precedence explains why a definition created through the API lost a
+// name to a definition file, which is not about the order of files.
+func precedence(r, holder *Resource) string {
+	if IsAPIFile(r.File) && !IsAPIFile(holder.File) {
+		return "; definition files take precedence over definitions created through the API"
+	}
+	return ""
+}
+
+// remove gives up every name r holds.
+func (ix nameIndex) remove(r *Resource) {
+	for key, c := range ix[r.Group] {
+		if c.res == r {
+			delete(ix[r.Group], key)
+		}
+	}
 }

@@ -32,6 +32,8 @@ type Resource struct {
 	// ConversionFile is the rules file, as a path within the conversions
 	// fs.FS given to Load; "" when there is none.
 	ConversionFile string
+
+	rulesJSON []byte // the rules document, to tell a change of rules (see SchemaChanges)
 }
 
 // Version is one version of a Resource.

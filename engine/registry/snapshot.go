@@ -15,6 +15,7 @@ type Snapshot struct {
 	byKind     map[groupKind]*Resource
 	groups     []Group
 	served     map[groupVersion][]*Resource
+	stale      map[*Resource]bool
 }
 
 type groupKind struct{ group, kind string }
@@ -37,13 +38,18 @@ func (g Group) HasVersion(version string) bool {
 	return slices.Contains(g.Versions, version)
 }
 
-// newSnapshot indexes resources whose names were already checked to be unique.
-func newSnapshot(resources []*Resource) *Snapshot {
+// Empty returns a snapshot with no definitions, to serve before the first load.
+func Empty() *Snapshot { return newSnapshot(nil, nil) }
+
+// newSnapshot indexes resources whose names were already checked to be
+// unique; stale are those kept from a previous snapshot.
+func newSnapshot(resources []*Resource, stale map[*Resource]bool) *Snapshot {
 	s := &Snapshot{
 		resources:  slices.Clip(slices.Clone(resources)),
 		byResource: map[engine.GroupResource]*Resource{},
 		byKind:     map[groupKind]*Resource{},
 		served:     map[groupVersion][]*Resource{},
+		stale:      stale,
 	}
 	slices.SortFunc(s.resources, func(a, b *Resource) int {
 		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Plural, b.Plural))
@@ -112,6 +118,10 @@ func (s *Snapshot) Group(name string) (Group, bool) {
 	}
 	return s.groups[i], true
 }
+
+// Stale reports whether r serves on from a previous snapshot because the
+// file that defines it was refused (see LoadOptions.Previous).
+func (s *Snapshot) Stale(r *Resource) bool { return s.stale[r] }
 
 // Resources lists every resource, served or not, sorted by group then plural.
 func (s *Snapshot) Resources() []*Resource { return s.resources }

@@ -35,7 +35,10 @@ func (s *Service) Create(ctx context.Context, t Target, body []byte, opts WriteO
 		return Result{}, err
 	}
 	metaErrs := meta.ValidateCreate(m, t.Resource.Namespaced, meta.NameRule(isNamespaces(t)))
-	obj, warnings, err := admit(t, m.Name, obj, metaErrs, opts)
+	obj, warnings, err := admit(t, m.Name, obj, nil, metaErrs, opts)
+	if err == nil {
+		err = s.check(t, m.Name, obj)
+	}
 	if err != nil {
 		return Result{}, err
 	}

@@ -18,7 +18,17 @@ type Service struct {
 	Store engine.Store
 	// Now is the clock for creationTimestamp and deletionTimestamp.
 	Now func() time.Time
+	// Checks holds the rules of some resources that their schemas cannot
+	// express (a CustomResourceDefinition's name is <plural>.<group>). Set
+	// it before the Service serves writes.
+	Checks map[engine.GroupResource]Check
 }
+
+// Check returns the problems of an object about to be created or updated,
+// in the target's version, after it passed its schema. They are answered
+// with a 422, like the schema's. A status-only write is not checked: it
+// cannot change what the rule is about.
+type Check func(obj []byte) []engine.FieldError
 
 // New returns a Service over store with the wall clock.
 func New(store engine.Store) *Service {

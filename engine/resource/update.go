@@ -116,7 +116,10 @@ func (s *Service) update(ctx context.Context, t Target, old engine.Object, body 
 		return Result{}, err
 	}
 	metaErrs := meta.ValidateUpdate(m, oldM, t.Resource.Namespaced, meta.NameRule(isNamespaces(t)))
-	obj, warnings, err := admit(t, m.Name, obj, metaErrs, opts)
+	obj, warnings, err := admit(t, m.Name, obj, oldObj, metaErrs, opts)
+	if err == nil && !status {
+		err = s.check(t, m.Name, obj)
+	}
 	if err != nil {
 		return Result{}, err
 	}

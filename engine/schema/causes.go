@@ -17,7 +17,10 @@ type causes struct {
 	doc  gjson.Result // translated schema document
 	obj  gjson.Result // the object validated
 	base string       // field path of obj
-	out  []engine.FieldError
+	// old is the object obj replaces, for ratcheting (see
+	// Schema.ValidateUpdate); it does not exist outside updates.
+	old gjson.Result
+	out []engine.FieldError
 	// allOf counts failed allOf branches by schema and instance location:
 	// kube-apiserver adds one summary per allOf on top of the branches' causes.
 	allOf map[[2]string]int
@@ -67,7 +70,7 @@ func (c *causes) junction(ve *jsonschema.ValidationError, keyword string) {
 		}
 		detail = strconv.Quote(path) + " must validate one and only one schema (oneOf). " + found
 	}
-	c.add(engine.CauseInvalid, path, invalid(`""`, detail))
+	c.add(ve.InstanceLocation, engine.CauseInvalid, path, invalid(`""`, detail))
 	if best := closest(ve); best != nil {
 		c.visit(best)
 	}
@@ -111,7 +114,7 @@ func (c *causes) finishAllOf() {
 		if failed == len(lookup(c.doc, pointerTokens(key[0])).Array()) {
 			detail += ". None validated"
 		}
-		c.add(engine.CauseInvalid, path, invalid(`""`, detail))
+		c.add(key[1], engine.CauseInvalid, path, invalid(`""`, detail))
 	}
 }
 
@@ -124,7 +127,7 @@ func (c *causes) leaf(ve *jsonschema.ValidationError, kw []string) {
 	if keyword == "required" {
 		for _, name := range schema.Get("required").Array() {
 			if !value.Get(gjson.Escape(name.Str)).Exists() {
-				c.add(engine.CauseRequired, joinKey(path, name.Str), "Required value")
+				c.add(ve.InstanceLocation, engine.CauseRequired, joinKey(path, name.Str), "Required value")
 			}
 		}
 		return
@@ -133,9 +136,14 @@ func (c *causes) leaf(ve *jsonschema.ValidationError, kw []string) {
 	if message == "" {
 		causeType, message = engine.CauseInvalid, invalid(badValue(value), path+" in body: "+ve.Message)
 	}
-	c.add(causeType, path, message)
+	c.add(ve.InstanceLocation, causeType, path, message)
 }
 
-func (c *causes) add(causeType, path, message string) {
+// add reports a problem of the value at instance location ptr (a JSON
+// pointer into obj), unless ratcheting tolerates it.
+func (c *causes) add(ptr, causeType, path, message string) {
+	if c.unchanged(ptr) {
+		return
+	}
 	c.out = append(c.out, engine.FieldError{Type: causeType, Path: path, Message: message})
 }

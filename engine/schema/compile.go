@@ -139,7 +139,7 @@ func (t *translator) checkDefault(c *jsonschema.Compiler, doc gjson.Result, path
 		return false
 	}
 	v := gjson.ParseBytes(raw)
-	causes := validate(sch, doc, v, goValue(v), "default")
+	causes := validate(sch, causes{doc: doc, obj: v, base: "default"}, goValue(v))
 	for _, fe := range causes {
 		if fe.Path == "default" {
 			t.problemf(path, "%s", fe.Message)

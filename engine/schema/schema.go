@@ -6,6 +6,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -45,4 +46,9 @@ func (s *Schema) ValidationRules() []RuleSet {
 		out[i].Rules = slices.Clone(out[i].Rules)
 	}
 	return out
+}
+
+// Equal reports whether two schemas were compiled from the same text.
+func (s *Schema) Equal(other *Schema) bool {
+	return bytes.Equal(s.raw, other.raw)
 }

@@ -22,21 +22,33 @@ import (
 // valid JSON, already pruned and defaulted.
 func (s *Schema) Validate(obj []byte) []engine.FieldError {
 	root := gjson.ParseBytes(obj)
-	return validate(s.validator, s.doc, root, goValue(root), "")
+	return validate(s.validator, causes{doc: s.doc, obj: root}, goValue(root))
 }
 
-// validate validates v (obj as Go values) against sch, a schema of doc;
-// field paths start at base.
-func validate(sch *jsonschema.Schema, doc, obj gjson.Result, v any, base string) []engine.FieldError {
+// ValidateUpdate is Validate for an update of old, the stored object in the
+// same version, to obj, with kube-apiserver's validation ratcheting: a
+// problem whose value is unchanged from old is tolerated, so that an object
+// stored before its schema grew stricter can still be updated as long as
+// the update leaves its invalid fields alone. As in Kubernetes, the value
+// compared is the failing one (for a missing required field, the object
+// lacking it), and list items are not matched between old and new: a
+// problem inside a list is tolerated only when the whole list is unchanged.
+func (s *Schema) ValidateUpdate(obj, old []byte) []engine.FieldError {
+	root := gjson.ParseBytes(obj)
+	return validate(s.validator, causes{doc: s.doc, obj: root, old: gjson.ParseBytes(old)}, goValue(root))
+}
+
+// validate validates v (c.obj as Go values) against sch, a schema of
+// c.doc, and returns the problems c lets through.
+func validate(sch *jsonschema.Schema, c causes, v any) []engine.FieldError {
 	err := sch.Validate(v)
 	if err == nil {
 		return nil
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []engine.FieldError{{Type: engine.CauseInvalid, Path: base, Message: err.Error()}}
+		return []engine.FieldError{{Type: engine.CauseInvalid, Path: c.base, Message: err.Error()}}
 	}
-	c := causes{doc: doc, obj: obj, base: base}
 	c.visit(ve)
 	c.finishAllOf()
 	slices.SortFunc(c.out, func(a, b engine.FieldError) int {

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+
+	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/reload"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// startReloader loads the definitions, then follows their files until
+// Close. A folder that cannot be read is logged, not fatal: what could be
+// read serves, and the folder is watched for when it comes back.
+func (m *Main) startReloader(ctx context.Context, service *resource.Service) error {
+	runtimeConfig, err := registry.ParseRuntimeConfig(m.Config.RuntimeConfig)
+	if err != nil {
+		return err
+	}
+	policy, err := reload.ParsePolicy(m.Config.SchemaChangePolicy)
+	if err != nil {
+		return err
+	}
+	m.metrics = newMetricsRegistry()
+	m.reloader = reload.New(m.Config.Schemas, m.Config.Conversions, reload.Options{
+		Logger: m.Logger, RuntimeConfig: runtimeConfig, Policy: policy,
+		Preview: service.CheckSchemaChange, Registerer: m.metrics,
+	})
+	if err := m.reloader.Reload(); err != nil {
+		m.Logger.Warn("definitions", "err", err)
+	}
+	ctx, m.stopReload = context.WithCancel(ctx)
+	m.reloading = make(chan struct{})
+	go func() {
+		defer close(m.reloading)
+		if err := m.reloader.Run(ctx); err != nil {
+			m.Logger.Error("definition files are not watched: changes need a restart", "err", err)
+		}
+	}()
+	return nil
+}

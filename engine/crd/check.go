@@ -1,0 +1,73 @@
+package crd
+
+import (
+	"cmp"
+	"embed"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/registry"
+)
+
+// Check returns the problems of a CustomResourceDefinition about to be
+// written (obj: JSON, in v1, valid against the kind's schema), judged on its
+// own by the registry that will serve it: metadata.name is <plural>.<group>,
+// names are well formed, exactly one version is stored, schemas compile...
+// Names that other definitions hold are no problem here: kube-apiserver
+// accepts such a definition and reports the conflict in its status, and so
+// does the Controller. Check is the resource.Check of GroupResource.
+func Check(obj []byte) []engine.FieldError {
+	// No definition files: the zero embed.FS is an empty fs.FS.
+	_, problems := registry.LoadWith(embed.FS{}, nil, registry.LoadOptions{
+		APIDefinitions: map[string][]byte{nameOf(obj): obj}})
+	prefix := definitionName(obj) + ": "
+	var causes []engine.FieldError
+	for _, p := range problems {
+		causes = append(causes, cause(strings.TrimPrefix(p.Reason, prefix)))
+	}
+	return causes
+}
+
+// definitionName is how the registry names a definition at the start of
+// each of its reasons: "CronTab.stable.example.com".
+func definitionName(obj []byte) string {
+	spec := gjson.GetBytes(obj, "spec")
+	name := cmp.Or(spec.Get("names.kind").Str, spec.Get("names.plural").Str, "definition")
+	if group := spec.Get("group").Str; group != "" {
+		name += "." + group
+	}
+	return name
+}
+
+// fieldPaths maps the first word of a registry reason, which names a field
+// of the native format, to the field of a CustomResourceDefinition.
+var fieldPaths = map[string]string{
+	"group": "spec.group", "scope": "spec.scope", "version": "spec.versions",
+	"plural": "spec.names.plural", "singular": "spec.names.singular",
+	"kind": "spec.names.kind", "listKind": "spec.names.listKind",
+	"shortNames": "spec.names.shortNames", "categories": "spec.names.categories",
+}
+
+// cause turns a registry reason into a field error in kube-apiserver's
+// words where it can: `plural "Foo": a lowercase...` becomes
+// spec.names.plural: `Invalid value: "Foo": a lowercase...`. A reason that
+// names no field is about the spec.
+func cause(reason string) engine.FieldError {
+	word, rest, _ := strings.Cut(reason, " ")
+	word = strings.TrimSuffix(word, ":")
+	path, ok := fieldPaths[word]
+	if !ok && (strings.HasPrefix(word, "spec.") || strings.HasPrefix(word, "metadata.")) {
+		path, ok = word, true
+	}
+	switch {
+	case !ok:
+		return engine.FieldError{Type: engine.CauseInvalid, Path: "spec", Message: reason}
+	case rest == "is required":
+		return engine.FieldError{Type: engine.CauseRequired, Path: path, Message: "Required value"}
+	case strings.HasPrefix(rest, `"`):
+		return engine.FieldError{Type: engine.CauseInvalid, Path: path, Message: "Invalid value: " + rest}
+	}
+	return engine.FieldError{Type: engine.CauseInvalid, Path: path, Message: rest}
+}

@@ -1,0 +1,164 @@
+package crd
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/pgtest"
+)
+
+const (
+	crds     = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	crontabs = "/apis/stable.example.com/v1/namespaces/default/crontabs"
+)
+
+// A definition created through one process is served by every process on
+// the database, gets its status, stops being served when deleted (its
+// objects stay) and serves them again when created again.
+func TestDefinitionsThroughTheAPI(t *testing.T) {
+	db := pgtest.Open(t)
+	a, b := startProcess(t, db), startProcess(t, db)
+	cronTab := string(crdJSON("stable.example.com", "crontabs", "CronTab", "ct"))
+
+	a.must(http.StatusCreated, http.MethodPost, crds, cronTab)
+	answers(t, http.StatusOK, crontabs, a, b)
+	created := b.must(http.StatusCreated, http.MethodPost, crontabs,
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"nightly"},"spec":{"cron":"0 3 * * *"}}`)
+	if list := a.must(http.StatusOK, http.MethodGet, crontabs, ""); gjson.GetBytes(list, "items.#").Int() != 1 {
+		t.Fatalf("list through the other process: %s", list)
+	}
+	conditions(t, a, "crontabs.stable.example.com", "NamesAccepted=True:NoConflicts", "Established=True:InitialNamesAccepted")
+	if st := a.must(http.StatusOK, http.MethodGet, crds+"/crontabs.stable.example.com", ""); gjson.GetBytes(st, "status.storedVersions.0").Str != "v1" ||
+		gjson.GetBytes(st, "status.acceptedNames.shortNames.0").Str != "ct" {
+		t.Fatalf("status: %s", st)
+	}
+
+	a.must(http.StatusOK, http.MethodDelete, crds+"/crontabs.stable.example.com", "")
+	answers(t, http.StatusNotFound, crontabs, a, b)
+	key := engine.ObjectKey{Resource: engine.GroupResource{Group: "stable.example.com", Resource: "crontabs"}, Namespace: "default", Name: "nightly"}
+	if _, err := a.store.Get(context.Background(), key); err != nil {
+		t.Fatalf("the objects of a deleted definition are gone: %v", err)
+	}
+
+	b.must(http.StatusCreated, http.MethodPost, crds, cronTab)
+	answers(t, http.StatusOK, crontabs+"/nightly", a, b)
+	again := a.must(http.StatusOK, http.MethodGet, crontabs+"/nightly", "")
+	if uid := gjson.GetBytes(again, "metadata.uid").Str; uid != gjson.GetBytes(created, "metadata.uid").Str {
+		t.Fatalf("re-created definition serves another object: %s", again)
+	}
+}
+
+// A definition whose names another resource holds is stored, not served,
+// and says why in its status, on every process.
+func TestConflictingDefinition(t *testing.T) {
+	db := pgtest.Open(t)
+	a, b := startProcess(t, db), startProcess(t, db)
+	// shop.example.com's widgets come from a definition file; v7 is a
+	// version no file declares, so that serving it would show.
+	clash := strings.Replace(string(crdJSON("shop.example.com", "widgets", "Thing")), `"name":"v1"`, `"name":"v7"`, 1)
+	a.must(http.StatusCreated, http.MethodPost, crds, clash)
+	for _, p := range []*process{a, b} {
+		conditions(t, p, "widgets.shop.example.com", "NamesAccepted=False:PluralConflict", "Established=False:NotAccepted")
+	}
+	st := b.must(http.StatusOK, http.MethodGet, crds+"/widgets.shop.example.com", "")
+	if msg := gjson.GetBytes(st, `status.conditions.#(type=="NamesAccepted").message`).Str; !strings.Contains(msg, "shop.example.com/widget.yaml") {
+		t.Fatalf("the conflict does not name the file: %s", msg)
+	}
+	for _, p := range []*process{a, b} {
+		p.must(http.StatusNotFound, http.MethodGet, "/apis/shop.example.com/v7/namespaces/default/widgets", "")
+		p.must(http.StatusOK, http.MethodGet, "/apis/shop.example.com/v1/namespaces/default/widgets", "")
+	}
+}
+
+// Between two definitions that claim one name, the one created first is
+// served, by every process: by those that saw them come one after the
+// other, and by one that starts later and finds both (where name order
+// alone would pick the other).
+func TestFirstDefinitionWins(t *testing.T) {
+	db := pgtest.Open(t)
+	a := startProcess(t, db)
+	a.must(http.StatusCreated, http.MethodPost, crds, string(crdJSON("toys.example.com", "zebras", "Zebra", "z")))
+	time.Sleep(time.Second) // creationTimestamp counts seconds
+	a.must(http.StatusCreated, http.MethodPost, crds, string(crdJSON("toys.example.com", "apes", "Ape", "z")))
+	conditions(t, a, "apes.toys.example.com", "NamesAccepted=False:ShortNamesConflict", "Established=False:NotAccepted")
+	b := startProcess(t, db)
+	for _, p := range []*process{a, b} {
+		p.must(http.StatusOK, http.MethodGet, "/apis/toys.example.com/v1/namespaces/default/zebras", "")
+		p.must(http.StatusNotFound, http.MethodGet, "/apis/toys.example.com/v1/namespaces/default/apes", "")
+	}
+	conditions(t, b, "zebras.toys.example.com", "NamesAccepted=True:NoConflicts", "Established=True:InitialNamesAccepted")
+
+	a.must(http.StatusOK, http.MethodDelete, crds+"/zebras.toys.example.com", "")
+	answers(t, http.StatusOK, "/apis/toys.example.com/v1/namespaces/default/apes", a, b)
+	conditions(t, b, "apes.toys.example.com", "NamesAccepted=True:NoConflicts", "Established=True:InitialNamesAccepted")
+}
+
+// Processes whose definition files differ disagree on a status: each
+// writes its view once, and none writes back what the other wrote.
+func TestProcessesThatDisagree(t *testing.T) {
+	db := pgtest.Open(t)
+	a := startProcessWith(t, db, shipped)
+	b := startProcessWith(t, db, without(t, shipped, "shop.example.com/widget.yaml"))
+	clash := strings.Replace(string(crdJSON("shop.example.com", "widgets", "Thing")), `"name":"v1"`, `"name":"v7"`, 1)
+	a.must(http.StatusCreated, http.MethodPost, crds, clash)
+	answers(t, http.StatusOK, "/apis/shop.example.com/v7/namespaces/default/widgets", b)
+	a.must(http.StatusNotFound, http.MethodGet, "/apis/shop.example.com/v7/namespaces/default/widgets", "")
+	rv := func() string {
+		return gjson.GetBytes(a.must(http.StatusOK, http.MethodGet, crds+"/widgets.shop.example.com", ""), "metadata.resourceVersion").Str
+	}
+	// Each process writes what it sees once; then the definition stays
+	// as it is for half a second, which a tug of war never leaves it.
+	deadline := time.Now().Add(3 * time.Second)
+	for before := rv(); ; {
+		time.Sleep(500 * time.Millisecond)
+		after := rv()
+		if after == before {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the processes keep rewriting the status: resourceVersion %s, then %s", before, after)
+		}
+		before = after
+	}
+}
+
+// A definition the registry would refuse on its own is refused at once, on
+// create and on update; its status is the server's to write.
+func TestInvalidDefinition(t *testing.T) {
+	p := startProcess(t, pgtest.Open(t))
+	good := string(crdJSON("stable.example.com", "crontabs", "CronTab"))
+	bad := strings.Replace(good, `"name":"crontabs.stable.example.com"`, `"name":"crontab.stable.example.com"`, 1)
+	out := p.must(http.StatusUnprocessableEntity, http.MethodPost, crds, bad)
+	if gjson.GetBytes(out, "details.causes.0.field").Str != "metadata.name" {
+		t.Fatalf("422 without the name's cause: %s", out)
+	}
+	p.must(http.StatusNotFound, http.MethodGet, crds+"/crontab.stable.example.com", "")
+
+	p.must(http.StatusCreated, http.MethodPost, crds, good)
+	out = p.must(http.StatusUnprocessableEntity, http.MethodPatch, crds+"/crontabs.stable.example.com",
+		`{"spec":{"names":{"plural":"CronTabs"}}}`)
+	if !strings.Contains(gjson.GetBytes(out, "message").Str, `spec.names.plural: Invalid value: "CronTabs"`) {
+		t.Fatalf("update to a bad plural: %s", out)
+	}
+}
+
+// conditions waits until the status of definition name holds want, each
+// "Type=Status:Reason".
+func conditions(t *testing.T, p *process, name string, want ...string) {
+	t.Helper()
+	eventually(t, name+" has "+strings.Join(want, ", "), func() (bool, string) {
+		obj := p.must(http.StatusOK, http.MethodGet, crds+"/"+name, "")
+		var got []string
+		for _, c := range gjson.GetBytes(obj, "status.conditions").Array() {
+			got = append(got, fmt.Sprintf("%s=%s:%s", c.Get("type").Str, c.Get("status").Str, c.Get("reason").Str))
+		}
+		return strings.Join(got, " ") == strings.Join(want, " "), gjson.GetBytes(obj, "status").Raw
+	})
+}

@@ -1,0 +1,98 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/jackc/pgx/v5"
+)
+
+// execSQL runs statements on the database at databaseURL.
+func execSQL(t testing.TB, databaseURL string, sql ...string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, q := range sql {
+		if _, err := conn.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// queryInt returns the one integer sql returns.
+func queryInt(t testing.TB, databaseURL, sql string) int64 {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int64
+	if err := conn.QueryRow(context.Background(), sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+func TestCompact(t *testing.T) {
+	url := pgtest.Open(t)
+	s := openStoreWith(t, url, postgres.Options{Retention: time.Minute})
+	other := openStoreWith(t, url, postgres.Options{Retention: time.Minute})
+	createNamespace(t, s, "default")
+	// 2,500 old events (more than one batch), then a recent one.
+	execSQL(t, url, `SELECT setval('resource_version', 2500)`,
+		`INSERT INTO events (resource_version, type, created_at)
+		 SELECT g, 'GAP', now() - interval '1 hour' FROM generate_series(2, 2500) g`)
+	recent := mustCreate(t, s, newObject(pipes, "default", "p", nil)).ResourceVersion
+	waitWatermark(t, s, recent)
+	waitWatermark(t, other, recent)
+	done := make(chan error)
+	for _, st := range []*postgres.Store{s, other} { // one of them compacts, the other skips
+		go func() { done <- postgres.Compact(context.Background(), st) }()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := queryInt(t, url, "SELECT horizon FROM compaction"); h != 2500 {
+		t.Errorf("horizon = %d; want 2500, the newest event older than the retention", h)
+	}
+	if n := queryInt(t, url, "SELECT count(*) FROM events"); n != 1 {
+		t.Errorf("%d events left; want the recent one", n)
+	}
+	ch := mustWatch(t, other, engine.WatchOptions{Resource: pipes, ResourceVersion: 2500})
+	if ev := receive(t, ch, 1, 5*time.Second)[0]; ev.Object.ResourceVersion != recent {
+		t.Errorf("watch from the horizon: %s at %d; want the recent create", ev.Type, ev.Object.ResourceVersion)
+	}
+}
+
+// TestLaggingProcessResets checks a process whose poller fell behind the
+// compaction horizon (stalled longer than the retention): its watchers end
+// with Expired, and it carries on from the horizon.
+func TestLaggingProcessResets(t *testing.T) {
+	url := pgtest.Open(t)
+	s := openStore(t, url)
+	createNamespace(t, s, "default")
+	ch := mustWatch(t, s, engine.WatchOptions{Resource: pipes})
+	// What another process's compaction would leave if this one had
+	// not read the log up to 1000 (as it would be if it had been stalled).
+	execSQL(t, url, `SELECT setval('resource_version', 1000)`, `UPDATE compaction SET horizon = 1000`)
+	mustCreate(t, s, newObject(pipes, "default", "p", nil))
+	ev := receive(t, ch, 1, 5*time.Second)[0]
+	if ev.Type != engine.EventError || engine.ErrorCode(ev.Err) != engine.CodeExpired {
+		t.Fatalf("got %s %v; want an Expired error", ev.Type, ev.Err)
+	}
+	ch = mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: 1000})
+	mustCreate(t, s, newObject(pipes, "default", "q", nil))
+	if got := receive(t, ch, 2, 5*time.Second); got[0].Object.Key.Name != "p" || got[1].Object.Key.Name != "q" {
+		t.Errorf("after the reset: %s; want p and q", summary(got))
+	}
+}

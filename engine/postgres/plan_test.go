@@ -1,0 +1,60 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/postgres"
+)
+
+// TestListPlans checks that the list statements stay index-driven, with
+// custom and generic plans: a selective label selector through the GIN
+// index, a page through the primary key, the changed part through the
+// log's primary key.
+func TestListPlans(t *testing.T) {
+	url := pgtest.Open(t)
+	populate(t, url, 20000)
+	// A log as long as the objects, as after as many writes within the retention.
+	execSQL(t, url, `INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version)
+		SELECT resource_version, resource, namespace, name, 'ADDED', body, stored_version FROM objects`, "ANALYZE events")
+	s := openStore(t, url)
+	selector := []engine.Requirement{{Key: "group", Operator: engine.OpEquals, Values: []string{"g7"}}}
+	tests := []struct {
+		name            string
+		opts            engine.ListOptions
+		changed, unchan string
+	}{
+		{"1% selector", engine.ListOptions{Labels: selector}, "events_pkey", "objects_labels"},
+		{"page", engine.ListOptions{Limit: 500}, "events_pkey", "objects_pkey"},
+		{"next page", engine.ListOptions{Limit: 500, Continue: firstPage(t, s, 500)}, "events_pkey", "objects_pkey"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Resource = pipes
+			plans, err := postgres.ListPlans(context.Background(), s, tt.opts, 20000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, plan := range plans {
+				want := []string{tt.changed, tt.unchan}[i%2]
+				if !strings.Contains(plan, want) || strings.Contains(plan, "Seq Scan on objects") || strings.Contains(plan, "Seq Scan on events") {
+					t.Errorf("plan %d does not use %s:\n%s", i, want, plan)
+				}
+			}
+		})
+	}
+}
+
+// firstPage returns the continue token of a first page of limit pipes.
+func firstPage(t *testing.T, s *postgres.Store, limit int64) string {
+	t.Helper()
+	meta, err := s.List(context.Background(), engine.ListOptions{Resource: pipes, Limit: limit},
+		func(engine.Object) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return meta.Continue
+}

@@ -1,0 +1,51 @@
+package registry
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// APIFilePrefix starts the File of every Resource and Problem that comes
+// from LoadOptions.APIDefinitions: "api/<name>". A definition file's path
+// ends in .yaml, .yml or .json and a definition's name (<plural>.<group>)
+// in a domain, so the two do not meet even when schemas has a folder api.
+const APIFilePrefix = "api/"
+
+// LoadOptions are LoadWith's options; the zero value is Load.
+type LoadOptions struct {
+	// Previous is the snapshot the load replaces (nil: none). A broken file
+	// never takes down what worked: when a definition file (or API
+	// definition) that Previous served from is refused, in whole or in
+	// part, or a folder holding it cannot be read, the resources Previous
+	// loaded from it keep serving, as they were, as long as their names
+	// still fit (Snapshot.Stale tells them apart). So do those of a kind
+	// whose new rules are refused, or whose change CheckChange refuses.
+	// Name conflicts are settled in favour of the definitions Previous
+	// served. Previous must come from a load with the same RuntimeConfig.
+	Previous *Snapshot
+	// APIDefinitions are definitions created through the API, by name: one
+	// document each (JSON, or YAML), read like a file named
+	// APIFilePrefix+name after every file. A definition file wins a name
+	// conflict with one of them.
+	APIDefinitions map[string][]byte
+	// RuntimeConfig switches groups and versions off: their versions are
+	// loaded as not served.
+	RuntimeConfig RuntimeConfig
+	// CheckChange, when set, is asked about every definition that replaces
+	// one of Previous's with other schemas or rules (see SchemaChanges),
+	// once its rules are attached. The reasons it returns refuse the new
+	// definition, and the previous one keeps serving.
+	CheckChange func(prev, next *Resource) []string
+}
+
+// IsAPIFile reports whether a Resource's or Problem's File names a
+// definition created through the API rather than a file.
+func IsAPIFile(file string) bool { return strings.HasPrefix(file, APIFilePrefix) }
+
+// loadAPIDefinitions loads the definitions created through the API, in name order.
+func (l *loader) loadAPIDefinitions() {
+	for _, name := range slices.Sorted(maps.Keys(l.opts.APIDefinitions)) {
+		l.loadSource(APIFilePrefix+name, l.opts.APIDefinitions[name], false)
+	}
+}

@@ -1,0 +1,198 @@
+package reload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// Options tune a Reloader; the zero value works.
+type Options struct {
+	Logger *slog.Logger // nil: discard
+	// Debounce is how long a build waits after the last file change, so
+	// that an editor's or a deploy's burst of changes costs one build.
+	// 0: 100 ms.
+	Debounce time.Duration
+	// RuntimeConfig switches groups and versions off in every build.
+	RuntimeConfig registry.RuntimeConfig
+	// Preview, when set, checks the stored objects of a kind against a
+	// changed definition before it takes effect; *resource.Service's
+	// CheckSchemaChange is one.
+	Preview func(ctx context.Context, prev, next *registry.Resource) (resource.SchemaCheck, error)
+	// Policy says what a Preview that finds objects the change would break
+	// does; "": PolicyReport.
+	Policy Policy
+	// PreviewTimeout bounds the Previews of one build; 0: one minute.
+	PreviewTimeout time.Duration
+	// Registerer receives the metrics; nil: they are kept, not registered.
+	Registerer prometheus.Registerer
+	// Now is the clock of the reload timestamp; nil: time.Now.
+	Now func() time.Time
+}
+
+// Reloader builds registry snapshots from definition files and definitions
+// created through the API, and hands out the current one. Build it with
+// New; it is safe for concurrent use.
+type Reloader struct {
+	schemasDir, conversionsDir string
+	opts                       Options
+	logger                     *slog.Logger
+	metrics                    *metrics
+
+	mu  sync.Mutex        // one build at a time: each starts from the last one's snapshot
+	api map[string][]byte // guarded by mu
+
+	current atomic.Pointer[build]
+
+	changedMu sync.Mutex
+	changed   chan struct{} // closed and replaced at each swap; guarded by changedMu
+}
+
+// build is one published result: a snapshot and how it came to be.
+type build struct {
+	snap     *registry.Snapshot
+	problems []registry.Problem
+	checks   []resource.SchemaCheck // the last check of each resource that changed, still defined
+}
+
+// New returns a Reloader of the definition files under schemasDir and the
+// conversion rules under conversionsDir ("": none). It serves an empty
+// snapshot until the first Reload.
+func New(schemasDir, conversionsDir string, opts Options) *Reloader {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 100 * time.Millisecond
+	}
+	if opts.PreviewTimeout <= 0 {
+		opts.PreviewTimeout = time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	r := &Reloader{schemasDir: schemasDir, conversionsDir: conversionsDir, opts: opts,
+		logger: opts.Logger, metrics: newMetrics(opts.Registerer), changed: make(chan struct{})}
+	r.current.Store(&build{snap: registry.Empty()})
+	return r
+}
+
+// Load returns the current snapshot. Handlers call it once per request.
+func (r *Reloader) Load() *registry.Snapshot { return r.current.Load().snap }
+
+// Problems returns the problems of the current snapshot's build. The slice
+// is shared: callers must not modify it.
+func (r *Reloader) Problems() []registry.Problem { return r.current.Load().problems }
+
+// SchemaChecks returns the last check of each resource whose schemas
+// changed since the Reloader started, and that is still defined.
+func (r *Reloader) SchemaChecks() []resource.SchemaCheck { return r.current.Load().checks }
+
+// Changed returns a channel closed at the next snapshot swap. Take it
+// before reading the snapshot, so that no swap after the read goes unseen.
+func (r *Reloader) Changed() <-chan struct{} {
+	r.changedMu.Lock()
+	defer r.changedMu.Unlock()
+	return r.changed
+}
+
+// Reload builds a snapshot now and swaps it in. It returns an error when
+// the schemas or conversions folder cannot be read; the definitions
+// loaded from it before then serve on. Problems in files are no error:
+// see Problems.
+func (r *Reloader) Reload() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reloadLocked()
+}
+
+// SetAPIDefinitions replaces the definitions created through the API
+// (name → CustomResourceDefinition JSON) and builds a snapshot with them
+// before it returns. Their resources and problems have the File
+// registry.APIFilePrefix + name.
+func (r *Reloader) SetAPIDefinitions(defs map[string][]byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.api = make(map[string][]byte, len(defs))
+	for name, def := range defs {
+		r.api[name] = slices.Clone(def) // the caller may reuse its buffers
+	}
+	_ = r.reloadLocked() // logged
+}
+
+func (r *Reloader) reloadLocked() error {
+	prev := r.current.Load()
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.PreviewTimeout)
+	defer cancel()
+	checks := newChecks(prev.checks)
+	snap, problems := registry.LoadWith(os.DirFS(r.schemasDir), r.conversionsFS(), registry.LoadOptions{
+		Previous: prev.snap, APIDefinitions: r.api, RuntimeConfig: r.opts.RuntimeConfig,
+		CheckChange: r.checkChange(ctx, checks),
+	})
+	next := &build{snap: snap, problems: problems, checks: checks.current(snap)}
+	r.report(prev, next) // first, so that whoever Changed wakes finds the metrics current
+	r.publish(next)
+	return r.unreadable(problems)
+}
+
+func (r *Reloader) conversionsFS() fs.FS {
+	if r.conversionsDir == "" {
+		return nil
+	}
+	return os.DirFS(r.conversionsDir)
+}
+
+// publish swaps the snapshot in and wakes whoever waits on Changed.
+func (r *Reloader) publish(b *build) {
+	// Why this order: the build is stored before the channel is closed, so
+	// a goroutine woken by Changed always finds the new snapshot.
+	r.current.Store(b)
+	r.changedMu.Lock()
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.changedMu.Unlock()
+}
+
+// unreadable turns the problem of a folder that cannot be read at all
+// into an error.
+func (r *Reloader) unreadable(problems []registry.Problem) error {
+	for _, p := range problems {
+		if p.File == "." {
+			return fmt.Errorf("read %s: %s", r.dirOf(p.File, p.Conversion), p.Reason)
+		}
+	}
+	return nil
+}
+
+// dirOf is the folder a problem's or resource's File is relative to; ""
+// for a definition created through the API.
+func (r *Reloader) dirOf(file string, conversion bool) string {
+	switch {
+	case conversion:
+		return r.conversionsDir
+	case registry.IsAPIFile(file):
+		return ""
+	}
+	return r.schemasDir
+}
+
+// pathOf is a problem's or resource's File as the user knows it.
+func (r *Reloader) pathOf(file string, conversion bool) string {
+	if dir := r.dirOf(file, conversion); dir != "" {
+		return filepath.Join(dir, filepath.FromSlash(file))
+	}
+	return file
+}

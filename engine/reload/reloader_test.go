@@ -1,0 +1,256 @@
+package reload
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// A new, changed or removed file takes effect within 2 s, new folders included.
+func TestHotReload(t *testing.T) {
+	t.Parallel()
+	e := start(t, baseFiles, Options{})
+	steps := []struct {
+		name string
+		do   func()
+		ok   func(*registry.Snapshot) bool
+	}{
+		{"new file", func() { e.write("schemas/shop/sprocket.yaml", definition("Sprocket", "sprockets")) },
+			func(s *registry.Snapshot) bool { return served(s, "sprockets") }},
+		{"changed file", func() {
+			e.write("schemas/shop/sprocket.yaml", definition("Sprocket", "sprockets")+"shortNames: [spr]\n")
+		}, func(s *registry.Snapshot) bool {
+			r, ok := s.ResourceByKind("shop.example.com", "Sprocket")
+			return ok && len(r.ShortNames) == 1
+		}},
+		{"removed file", func() { e.remove("schemas/shop/sprocket.yaml") },
+			func(s *registry.Snapshot) bool { return !served(s, "sprockets") }},
+		{"file in a new folder", func() { e.write("schemas/more/deep/cog.yaml", definition("Cog", "cogs")) },
+			func(s *registry.Snapshot) bool { return served(s, "cogs") }},
+		{"removed folder", func() { e.remove("schemas/more") },
+			func(s *registry.Snapshot) bool { return !served(s, "cogs") }},
+	}
+	for _, s := range steps {
+		s.do()
+		took := e.waitFor(s.name, func(snap *registry.Snapshot, _ []registry.Problem) bool { return s.ok(snap) })
+		t.Logf("%s: served after %v", s.name, took)
+	}
+	if !served(e.r.Load(), "widgets") || len(e.r.Problems()) > 0 {
+		t.Fatalf("widgets lost, or problems: %v", e.r.Problems())
+	}
+}
+
+// Each bad file is refused while everything that served before serves on,
+// the broken file's own previous definition included.
+func TestBadFilesAreRefused(t *testing.T) {
+	t.Parallel()
+	e := start(t, baseFiles, Options{})
+	tests := []struct {
+		name, file, content string
+		problemFile, words  string
+		rules               bool // the problem is in a conversion rules file
+	}{
+		{"syntax error", "schemas/shop/widget.yaml", "group: shop.example.com\nkind: [Widget\n", "shop/widget.yaml", "invalid YAML", false},
+		{"invalid schema", "schemas/shop/widget.yaml", "group: shop.example.com\nkind: Widget\nplural: widgets\nscope: Namespaced\n" +
+			"versions:\n- name: v1\n  storage: true\n  schema: {type: objekt}\n", "shop/widget.yaml", `unknown type "objekt"`, false},
+		{"conflicting plural", "schemas/shop/a-rival.yaml", definition("Rival", "widgets"), "shop/a-rival.yaml", "already defined in shop/widget.yaml", false},
+		{"two storage versions", "schemas/shop/widget.yaml", definition("Widget", "widgets", "- name: v2\n  storage: true\n  schema: {type: object}\n"),
+			"shop/widget.yaml", "exactly one version must be the storage version", false},
+		{"unknown rule", "conversions/shop/gadget.yaml", gadgetRules + "    - frobnicate: {path: spec.x}\n", "shop/gadget.yaml", `unknown rule "frobnicate"`, true},
+		{"rules for a kind that does not exist", "conversions/shop/nothing.yaml", "group: shop.example.com\nkind: Nothing\nhub: v1\n",
+			"shop/nothing.yaml", "no such kind is loaded", true},
+	}
+	for _, tt := range tests {
+		before, hadFile := baseFiles[tt.file]
+		e.write(tt.file, tt.content)
+		e.waitFor(tt.name+" refused", func(_ *registry.Snapshot, problems []registry.Problem) bool {
+			return hasProblemIn(problems, tt.problemFile, tt.words, tt.rules)
+		})
+		snap := e.r.Load()
+		gadgets, _ := snap.ResourceByKind("shop.example.com", "Gadget")
+		if !served(snap, "widgets") || !served(snap, "gadgets") || gadgets.Conversion == nil {
+			t.Fatalf("%s: what served before does not serve as it did: %v", tt.name, snap.Resources())
+		}
+		if hadFile {
+			e.write(tt.file, before)
+		} else {
+			e.remove(tt.file)
+		}
+		e.waitFor(tt.name+" fixed", func(snap *registry.Snapshot, problems []registry.Problem) bool {
+			return len(problems) == 0 && len(snap.Resources()) == 2
+		})
+	}
+}
+
+func hasProblemIn(problems []registry.Problem, file, words string, rules bool) bool {
+	for _, p := range problems {
+		if p.Conversion == rules && hasProblem([]registry.Problem{p}, file, words) {
+			return true
+		}
+	}
+	return false
+}
+
+// The schemas folder goes away (a volume unmounted, a folder moved away
+// to be replaced): everything serves on, and what comes back is served.
+func TestFolderReplaced(t *testing.T) {
+	t.Parallel()
+	e := start(t, baseFiles, Options{})
+	if err := os.Rename(e.schemas, e.schemas+".old"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("folder gone reported", func(snap *registry.Snapshot, problems []registry.Problem) bool {
+		return hasProblem(problems, ".", "")
+	})
+	if !served(e.r.Load(), "widgets") || !e.r.Load().Stale(resourceOf(e.r.Load(), "Widget")) {
+		t.Fatalf("widgets do not serve on: %v", e.r.Load().Resources())
+	}
+	e.write("schemas/shop/widget.yaml", definition("Widget", "widgets"))
+	e.write("schemas/shop/gadget.yaml", definition("Gadget", "gadgets", gadgetV2)+"shortNames: [gg]\n")
+	e.waitFor("folder back", func(snap *registry.Snapshot, problems []registry.Problem) bool {
+		g := resourceOf(snap, "Gadget")
+		return len(problems) == 0 && served(snap, "widgets") && g != nil && len(g.ShortNames) == 1 && !snap.Stale(g)
+	})
+}
+
+func resourceOf(snap *registry.Snapshot, kind string) *registry.Resource {
+	r, _ := snap.ResourceByKind("shop.example.com", kind)
+	return r
+}
+
+func TestChangedIsABroadcast(t *testing.T) {
+	t.Parallel()
+	r := New(t.TempDir(), "", Options{})
+	a, b := r.Changed(), r.Changed()
+	if err := r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []<-chan struct{}{a, b} {
+		select {
+		case <-ch:
+		default:
+			t.Fatal("Changed not closed by a swap")
+		}
+	}
+	select {
+	case <-r.Changed():
+		t.Fatal("the next Changed is closed already")
+	default:
+	}
+}
+
+func TestAPIDefinitions(t *testing.T) {
+	t.Parallel()
+	e := start(t, baseFiles, Options{})
+	crd := func(plural, kind string) []byte {
+		return []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"` + plural + `.stable.example.com"},
+"spec":{"group":"stable.example.com","scope":"Namespaced","names":{"plural":"` + plural + `","kind":"` + kind + `"},
+"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`)
+	}
+	e.r.SetAPIDefinitions(map[string][]byte{"crontabs.stable.example.com": crd("crontabs", "CronTab")})
+	r, ok := e.r.Load().ResourceByKind("stable.example.com", "CronTab")
+	if !ok || r.File != "api/crontabs.stable.example.com" {
+		t.Fatalf("CronTab not served at once: %+v", r)
+	}
+	// A file claims the same plural: the file wins, and the problem says why.
+	e.write("schemas/stable/rival.yaml", "group: stable.example.com\nkind: Rival\nplural: crontabs\nscope: Namespaced\nversions:\n- {name: v1, storage: true, schema: {type: object}}\n")
+	e.waitFor("the file wins", func(snap *registry.Snapshot, problems []registry.Problem) bool {
+		r, ok := snap.ResourceByKind("stable.example.com", "Rival")
+		return ok && r.File == "stable/rival.yaml" && hasProblem(problems, "api/crontabs.stable.example.com", "definition files take precedence")
+	})
+	e.r.SetAPIDefinitions(nil)
+	if hasProblem(e.r.Problems(), "api/crontabs.stable.example.com", "") {
+		t.Fatalf("a removed definition still has problems: %v", e.r.Problems())
+	}
+}
+
+// checker is a Preview that finds what it is told, and records what it was asked.
+type checker struct {
+	breaks bool
+	err    error
+	asked  []string
+}
+
+func (c *checker) preview(_ context.Context, prev, next *registry.Resource) (resource.SchemaCheck, error) {
+	c.asked = append(c.asked, next.Kind)
+	check := resource.SchemaCheck{Group: next.Group, Resource: next.Plural, File: next.File, Objects: 3}
+	if c.breaks {
+		check.Invalid = 2
+		check.Examples = []resource.SchemaExample{{Namespace: "default", Name: "a", Version: "v1", Problem: "spec.color: Invalid value"}}
+	}
+	return check, c.err
+}
+
+func TestSchemaChangePolicy(t *testing.T) {
+	t.Parallel()
+	narrower := "group: shop.example.com\nkind: Widget\nplural: widgets\nscope: Namespaced\nversions:\n" +
+		"- name: v1\n  storage: true\n  schema: {type: object, properties: {spec: {type: object, properties: {color: {type: string, enum: [red]}}}}}\n"
+	tests := []struct {
+		name     string
+		policy   Policy
+		check    checker
+		applied  bool
+		problems int
+	}{
+		{"report, breaking", PolicyReport, checker{breaks: true}, true, 0},
+		{"refuse, harmless", PolicyRefuse, checker{}, true, 0},
+		{"refuse, breaking", PolicyRefuse, checker{breaks: true}, false, 1},
+		{"refuse, check failed", PolicyRefuse, checker{err: errors.New("database down")}, false, 1},
+		{"report, check failed", PolicyReport, checker{err: errors.New("database down")}, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, baseFiles, Options{Policy: tt.policy, Preview: tt.check.preview})
+			e.write("schemas/shop/widget.yaml", narrower)
+			e.waitFor("the change considered", func(snap *registry.Snapshot, problems []registry.Problem) bool {
+				v, _ := resourceOf(snap, "Widget").Version("v1")
+				return len(problems) > 0 || strings.Contains(string(v.Schema.Raw()), "enum")
+			})
+			snap := e.r.Load()
+			if applied := !snap.Stale(resourceOf(snap, "Widget")); applied != tt.applied {
+				t.Errorf("applied = %v, want %v", applied, tt.applied)
+			}
+			if len(e.r.Problems()) != tt.problems {
+				t.Errorf("problems: %v", e.r.Problems())
+			}
+			if tt.check.err == nil && (len(e.r.SchemaChecks()) != 1 || e.r.SchemaChecks()[0].Resource != "widgets") {
+				t.Errorf("schema checks: %+v", e.r.SchemaChecks())
+			}
+			if len(tt.check.asked) == 0 || tt.check.asked[0] != "Widget" {
+				t.Errorf("Preview asked about %v", tt.check.asked)
+			}
+		})
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	e := start(t, baseFiles, Options{Registerer: reg})
+	if got := testutil.ToFloat64(e.r.metrics.loaded); got != 2 {
+		t.Errorf("dynapi_definitions_loaded = %v", got)
+	}
+	if testutil.ToFloat64(e.r.metrics.lastSuccess) == 0 {
+		t.Error("dynapi_last_reload_success_timestamp_seconds not set")
+	}
+	e.write("schemas/shop/widget.yaml", "kind: [\n")
+	e.waitFor("refused", func(_ *registry.Snapshot, problems []registry.Problem) bool { return len(problems) > 0 })
+	if got := testutil.ToFloat64(e.r.metrics.problems); got != 1 {
+		t.Errorf("dynapi_definition_problems = %v", got)
+	}
+	if got := testutil.ToFloat64(e.r.metrics.reloads.WithLabelValues("failure")); got < 1 {
+		t.Errorf(`dynapi_reloads_total{result="failure"} = %v`, got)
+	}
+	if n, err := testutil.GatherAndCount(reg); err != nil || n != 5 {
+		t.Errorf("gathered %d series, err %v", n, err)
+	}
+}

@@ -1,0 +1,50 @@
+package reload
+
+import (
+	"slices"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/registry"
+)
+
+// report logs what a build changed and updates the metrics.
+func (r *Reloader) report(prev, next *build) {
+	r.logProblems(prev.problems, next.problems)
+	r.logResources(prev.snap, next.snap)
+	r.metrics.observe(next, r.opts.Now())
+	r.logger.Info("definitions loaded", "schemas", r.schemasDir, "conversions", r.conversionsDir,
+		"resources", len(next.snap.Resources()), "problems", len(next.problems))
+}
+
+// logProblems logs each problem once, at the first build that finds it,
+// so that the log tells what went wrong when, not the same story at every build.
+func (r *Reloader) logProblems(prev, next []registry.Problem) {
+	for _, p := range next {
+		if !slices.Contains(prev, p) {
+			r.logger.Warn("definition refused", "file", r.pathOf(p.File, p.Conversion), "line", p.Line, "reason", p.Reason)
+		}
+	}
+}
+
+// logResources logs the resources a build added, removed or kept from
+// the build before it.
+func (r *Reloader) logResources(prev, next *registry.Snapshot) {
+	before := map[engine.GroupResource]*registry.Resource{}
+	for _, res := range prev.Resources() {
+		before[res.GroupResource()] = res
+	}
+	for _, res := range next.Resources() {
+		old, ok := before[res.GroupResource()]
+		delete(before, res.GroupResource())
+		file := r.pathOf(res.File, false)
+		switch {
+		case !ok:
+			r.logger.Info("definition added", "resource", res.GroupResource(), "file", file)
+		case next.Stale(res) && !prev.Stale(old):
+			r.logger.Warn("previous definition serves on, as its file was refused", "resource", res.GroupResource(), "file", file)
+		}
+	}
+	for gr, res := range before {
+		r.logger.Info("definition removed; its stored objects are kept", "resource", gr, "file", r.pathOf(res.File, false))
+	}
+}
