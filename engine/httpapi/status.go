@@ -35,12 +35,18 @@ var httpStatus = map[engine.Code]int{
 type status struct {
 	Kind       string         `json:"kind"`
 	APIVersion string         `json:"apiVersion"`
-	Metadata   struct{}       `json:"metadata"`
+	Metadata   statusMeta     `json:"metadata"`
 	Status     string         `json:"status"`
 	Message    string         `json:"message,omitempty"`
 	Reason     string         `json:"reason,omitempty"`
 	Details    *statusDetails `json:"details,omitempty"`
 	Code       int            `json:"code"`
+}
+
+// statusMeta is the ListMeta of a Status: an Expired continue carries a
+// fresh continue token there, as kube-apiserver sends it.
+type statusMeta struct {
+	Continue string `json:"continue,omitempty"`
 }
 
 type statusDetails struct {
@@ -87,7 +93,8 @@ func statusFor(e *engine.Error) status {
 	if !ok {
 		code = http.StatusInternalServerError
 	}
-	st := status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: e.Message, Reason: string(e.Code), Code: code}
+	st := status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: e.Message, Reason: string(e.Code), Code: code,
+		Metadata: statusMeta{Continue: e.Continue}}
 	if e.Name != "" || e.Group != "" || e.Kind != "" || len(e.Causes) > 0 || e.RetryAfterSeconds > 0 {
 		st.Details = &statusDetails{Name: e.Name, Group: e.Group, Kind: e.Kind, RetryAfterSeconds: e.RetryAfterSeconds}
 		for _, c := range e.Causes {

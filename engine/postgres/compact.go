@@ -27,10 +27,10 @@ UPDATE compaction SET horizon = greatest(horizon, coalesce((
 	ORDER BY created_at DESC LIMIT 1), 0))
 RETURNING horizon`
 
-// compactSQL deletes a batch of events at or below the horizon ($1).
+// compactSQL deletes a batch of $2 events at or below the horizon ($1).
 const compactSQL = `DELETE FROM events WHERE resource_version IN (
 	SELECT resource_version FROM events WHERE resource_version <= $1
-	ORDER BY resource_version LIMIT 1000)`
+	ORDER BY resource_version LIMIT $2)`
 
 // compactEvery compacts the log every interval until ctx ends.
 func (s *Store) compactEvery(ctx context.Context, interval time.Duration) {
@@ -73,7 +73,7 @@ func (s *Store) compact(ctx context.Context) error {
 		return fmt.Errorf("raise the compaction horizon: %w", err)
 	}
 	for {
-		tag, err := conn.Exec(ctx, compactSQL, horizon)
+		tag, err := conn.Exec(ctx, compactSQL, horizon, compactBatch)
 		if err != nil {
 			return fmt.Errorf("delete old events: %w", err)
 		}

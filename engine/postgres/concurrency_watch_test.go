@@ -195,7 +195,7 @@ func TestWatchConcurrentOutOfOrderCommits(t *testing.T) {
 		startWatch(s, first.ResourceVersion-1)
 	}
 
-	const writersPerStore, ops = 6, 40
+	const writersPerStore, ops = 8, 60
 	var writing sync.WaitGroup
 	for i, s := range stores {
 		for j := range writersPerStore {

@@ -13,7 +13,7 @@ import (
 // same name still fails late, on the primary key.
 //
 // $1 resource, $2 namespace, $3 name, $4 uid, $5 stored version, $6 body,
-// $7 labels.
+// $7 labels, $8 remainder.
 const createSQL = `
 WITH checks AS (
 	SELECT ($2::text = '' OR EXISTS (
@@ -23,13 +23,13 @@ WITH checks AS (
 	SELECT nextval('resource_version') AS rv FROM checks
 	WHERE namespace_exists AND NOT taken
 ), inserted AS (
-	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels)
-	SELECT $1, $2, $3, NULLIF($4::text, '')::uuid, rv, $5, with_resource_version($6::jsonb, rv), $7::jsonb
+	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels, remainder)
+	SELECT $1, $2, $3, NULLIF($4::text, '')::uuid, rv, $5, with_resource_version($6::jsonb, rv), $7::jsonb, $8::jsonb
 	FROM next
 	RETURNING resource_version, body
 ), event AS (
-	INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version)
-	SELECT resource_version, $1, $2, $3, 'ADDED', body, $5 FROM inserted
+	INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version, remainder)
+	SELECT resource_version, $1, $2, $3, 'ADDED', body, $5, $8::jsonb FROM inserted
 )
 SELECT checks.namespace_exists, checks.taken, inserted.resource_version
 FROM checks LEFT JOIN inserted ON true`
@@ -44,7 +44,7 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	var rv *int64
 	err := s.write(ctx, func(db dbtx) error {
 		return db.QueryRow(ctx, createSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
-			cols.uid, obj.StoredVersion, obj.Body, cols.labels).Scan(&nsExists, &taken, &rv)
+			cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder).Scan(&nsExists, &taken, &rv)
 	})
 	switch {
 	case err != nil:

@@ -25,14 +25,14 @@ WITH cur AS (
 	WHERE o.resource = $1 AND o.namespace = $2 AND o.name = $3
 		AND ($4::bigint = 0 OR o.resource_version = $4::bigint)
 	RETURNING next.rv, o.resource_version AS prev_rv, o.stored_version, o.body AS prev_body,
-		with_resource_version(o.body, next.rv) AS body
+		with_resource_version(o.body, next.rv) AS body, o.remainder
 ), event AS (
 	INSERT INTO events (resource_version, resource, namespace, name, type, body,
-		prev_body, prev_resource_version, stored_version, prev_stored_version)
-	SELECT rv, $1, $2, $3, 'DELETED', body, prev_body, prev_rv, stored_version, stored_version
+		prev_body, prev_resource_version, stored_version, prev_stored_version, remainder, prev_remainder)
+	SELECT rv, $1, $2, $3, 'DELETED', body, prev_body, prev_rv, stored_version, stored_version, remainder, remainder
 	FROM deleted
 )
-SELECT cur.resource_version, deleted.rv, coalesce(deleted.stored_version, ''), deleted.body
+SELECT cur.resource_version, deleted.rv, coalesce(deleted.stored_version, ''), deleted.body, deleted.remainder
 FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN deleted ON true`
 
 // Delete removes the object at key and returns its last state with
@@ -44,7 +44,7 @@ func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int
 	obj := engine.Object{Key: key}
 	err := s.write(ctx, func(db dbtx) error {
 		return db.QueryRow(ctx, deleteSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
-			expectedRV).Scan(&curRV, &newRV, &obj.StoredVersion, &obj.Body)
+			expectedRV).Scan(&curRV, &newRV, &obj.StoredVersion, &obj.Body, &obj.Remainder)
 	})
 	switch {
 	case err != nil:
@@ -58,7 +58,7 @@ func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int
 	}
 	s.changed()
 	obj.ResourceVersion = *newRV
-	obj.Body = fromJSONB(obj.Body)
+	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
 	return obj, nil
 }
 

@@ -37,10 +37,11 @@ func isGapCollision(err error) bool {
 
 // retryGaps runs one write statement, again if it collided with a GAP event.
 //
-// Why: the watch poller may give up waiting for a resourceVersion that a
-// slow transaction took but has not committed, and fill it with a GAP
-// event so watchers can move on. That transaction then fails on the events
-// key; it is rolled back whole and retried with a new resourceVersion.
+// Why: a poller fills every resourceVersion the log lacks with a GAP
+// event (see fillSQL). It waits for a write whose event row is in flight,
+// but a write that took its resourceVersion and has not inserted its event
+// yet loses the race: its insert fails on the events key, the statement is
+// rolled back whole, and it runs again with a new resourceVersion.
 func retryGaps(write func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := write()

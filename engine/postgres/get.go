@@ -6,17 +6,17 @@ import (
 	"github.com/dynapi/dynapi/engine"
 )
 
-const getSQL = `SELECT resource_version, stored_version, body FROM objects
+const getSQL = `SELECT resource_version, stored_version, body, remainder FROM objects
 WHERE resource = $1 AND namespace = $2 AND name = $3`
 
 // Get returns the current state of the object at key. Errors: NotFound.
 func (s *Store) Get(ctx context.Context, key engine.ObjectKey) (engine.Object, error) {
 	obj := engine.Object{Key: key}
 	err := s.pool.QueryRow(ctx, getSQL, resourceColumn(key.Resource), key.Namespace, key.Name).
-		Scan(&obj.ResourceVersion, &obj.StoredVersion, &obj.Body)
+		Scan(&obj.ResourceVersion, &obj.StoredVersion, &obj.Body, &obj.Remainder)
 	if err != nil {
 		return engine.Object{}, translate("get", key, err)
 	}
-	obj.Body = fromJSONB(obj.Body)
+	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
 	return obj, nil
 }

@@ -95,3 +95,13 @@ func stringEnd(text []byte, i int) int {
 	}
 	return len(text)
 }
+
+// remainderFromJSONB compacts a remainder read from a jsonb column (nil
+// stays nil): conversion splices its values into bodies as they are.
+func remainderFromJSONB(text []byte) []byte {
+	if text == nil {
+		return nil
+	}
+	out, _ := compactJSONB(text)
+	return out
+}

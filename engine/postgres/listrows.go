@@ -23,7 +23,7 @@ func readChanged(ctx context.Context, tx pgx.Tx, plan listPlan, first int64) (li
 	for rows.Next() {
 		var r nullObjectRow
 		if err := rows.Scan(&head.horizon, &head.seq, &head.resolved,
-			&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body); err != nil {
+			&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body, &r.remainder); err != nil {
 			return listHead{}, nil, fmt.Errorf("list changed objects: %w", err)
 		}
 		if r.name != nil { // nil: the one row when no key changed
@@ -40,12 +40,12 @@ func readChanged(ctx context.Context, tx pgx.Tx, plan listPlan, first int64) (li
 type nullObjectRow struct {
 	resource, namespace, name, stored *string
 	rv                                *int64
-	body                              []byte
+	body, remainder                   []byte
 }
 
 func (r *nullObjectRow) object() engine.Object {
 	return engine.Object{Key: engine.ObjectKey{Resource: parseResource(*r.resource), Namespace: *r.namespace, Name: *r.name},
-		StoredVersion: *r.stored, ResourceVersion: *r.rv, Body: fromJSONB(r.body)}
+		StoredVersion: *r.stored, ResourceVersion: *r.rv, Body: fromJSONB(r.body), Remainder: remainderFromJSONB(r.remainder)}
 }
 
 // merger merges the unchanged objects, streamed in key order, with the
@@ -121,11 +121,11 @@ func keyLess(a, b engine.ObjectKey, all bool) bool {
 func scanObject(rows pgx.Rows) (engine.Object, error) {
 	var obj engine.Object
 	var resource string
-	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &obj.Body)
+	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &obj.Body, &obj.Remainder)
 	if err != nil {
 		return engine.Object{}, fmt.Errorf("scan object: %w", err)
 	}
 	obj.Key.Resource = parseResource(resource)
-	obj.Body = fromJSONB(obj.Body)
+	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
 	return obj, nil
 }

@@ -34,9 +34,9 @@ WITH m AS MATERIALIZED (
 	FROM compaction c, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM resource_version) s
 )
 SELECT m.horizon, m.seq, m.resolved, l.* FROM m LEFT JOIN LATERAL (
-	SELECT resource, namespace, name, resource_version, stored_version, body FROM (
+	SELECT resource, namespace, name, resource_version, stored_version, body, remainder FROM (
 		SELECT f.resource, f.namespace, f.name, e.type, e.prev_resource_version AS resource_version,
-			e.prev_stored_version AS stored_version, e.prev_body AS body,
+			e.prev_stored_version AS stored_version, e.prev_body AS body, e.prev_remainder AS remainder,
 			CASE WHEN jsonb_typeof(e.prev_body -> 'metadata' -> 'labels') = 'object'
 				THEN e.prev_body -> 'metadata' -> 'labels' ELSE '{}' END AS labels
 		FROM (
@@ -44,7 +44,7 @@ SELECT m.horizon, m.seq, m.resolved, l.* FROM m LEFT JOIN LATERAL (
 			FROM events WHERE resource_version > {R} AND type <> 'GAP'
 			ORDER BY namespace, name, resource, resource_version
 		) f CROSS JOIN LATERAL (
-			SELECT type, prev_resource_version, prev_stored_version, prev_body FROM events
+			SELECT type, prev_resource_version, prev_stored_version, prev_body, prev_remainder FROM events
 			WHERE resource_version = f.resource_version OFFSET 0 -- a primary key lookup per key, whatever the estimates
 		) e
 	) first_change
@@ -58,7 +58,7 @@ const resolvedSQL = `(SELECT count(*) FROM (SELECT FROM events
 	WHERE resource_version > $1 AND resource_version <= s.seq LIMIT 10000) r)`
 
 // unchangedSQL reads the unchanged part at $1.
-const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, body
+const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, body, remainder
 FROM objects WHERE resource_version <= $1{rest}`
 
 // listPlan holds the two statements of a List. Their first argument, the

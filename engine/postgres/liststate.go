@@ -19,8 +19,9 @@ type listState struct {
 }
 
 // parseListState reads opts' resourceVersion, resourceVersionMatch and
-// continue token with kube-apiserver's semantics. rv holds the requested
-// resourceVersion; settle turns it into the state's. Errors: BadRequest.
+// continue token with kube-apiserver's semantics. It returns the state and
+// the requested resourceVersion, which settle turns into the state's.
+// Errors: BadRequest.
 func parseListState(opts engine.ListOptions) (listState, int64, error) {
 	if opts.Continue != "" {
 		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {

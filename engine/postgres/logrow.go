@@ -8,7 +8,8 @@ const gapType = "GAP"
 
 // logColumns are the columns of an events row that logRow holds.
 const logColumns = `resource_version, resource, namespace, name, type, body, prev_body,
-	coalesce(stored_version, '') AS stored_version, coalesce(prev_stored_version, '') AS prev_stored_version`
+	coalesce(stored_version, '') AS stored_version, coalesce(prev_stored_version, '') AS prev_stored_version,
+	remainder, prev_remainder`
 
 // logRow is one row of the events log.
 type logRow struct {
@@ -17,20 +18,21 @@ type logRow struct {
 	typ                       string
 	body, prev                []byte // jsonb text; nil when NULL
 	stored, prevStored        string
+	remainder, prevRemainder  []byte // nil when NULL
 }
 
 // targets are the Scan destinations of logColumns.
 func (r *logRow) targets() []any {
-	return []any{&r.rv, &r.resource, &r.namespace, &r.name, &r.typ, &r.body, &r.prev, &r.stored, &r.prevStored}
+	return []any{&r.rv, &r.resource, &r.namespace, &r.name, &r.typ, &r.body, &r.prev, &r.stored, &r.prevStored, &r.remainder, &r.prevRemainder}
 }
 
 // event turns a row (not a GAP) into the watch event, bodies as Get returns them.
 func (r *logRow) event() engine.Event {
 	ev := engine.Event{Type: engine.EventType(r.typ), PrevStoredVersion: r.prevStored, Object: engine.Object{
 		Key:           engine.ObjectKey{Resource: parseResource(r.resource), Namespace: r.namespace, Name: r.name},
-		StoredVersion: r.stored, ResourceVersion: r.rv, Body: fromJSONB(r.body)}}
+		StoredVersion: r.stored, ResourceVersion: r.rv, Body: fromJSONB(r.body), Remainder: remainderFromJSONB(r.remainder)}}
 	if r.prev != nil {
-		ev.Prev = fromJSONB(r.prev)
+		ev.Prev, ev.PrevRemainder = fromJSONB(r.prev), remainderFromJSONB(r.prevRemainder)
 	}
 	return ev
 }
@@ -41,10 +43,11 @@ type nullLogRow struct {
 	resource, namespace, name, typ *string
 	body, prev                     []byte
 	stored, prevStored             *string
+	remainder, prevRemainder       []byte
 }
 
 func (r *nullLogRow) targets() []any {
-	return []any{&r.rv, &r.resource, &r.namespace, &r.name, &r.typ, &r.body, &r.prev, &r.stored, &r.prevStored}
+	return []any{&r.rv, &r.resource, &r.namespace, &r.name, &r.typ, &r.body, &r.prev, &r.stored, &r.prevStored, &r.remainder, &r.prevRemainder}
 }
 
 // row returns the row, unless it is the NULL row of an empty join.
@@ -53,5 +56,6 @@ func (r *nullLogRow) row() (logRow, bool) {
 		return logRow{}, false
 	}
 	return logRow{rv: *r.rv, resource: *r.resource, namespace: *r.namespace, name: *r.name, typ: *r.typ,
-		body: r.body, prev: r.prev, stored: *r.stored, prevStored: *r.prevStored}, true
+		body: r.body, prev: r.prev, stored: *r.stored, prevStored: *r.prevStored,
+		remainder: r.remainder, prevRemainder: r.prevRemainder}, true
 }

@@ -14,24 +14,25 @@ import (
 // cur holds the true previous state.
 //
 // $1 resource, $2 namespace, $3 name, $4 expected resourceVersion, $5 uid,
-// $6 stored version, $7 body, $8 labels.
+// $6 stored version, $7 body, $8 labels, $9 remainder.
 const updateSQL = `
 WITH cur AS (
-	SELECT resource_version, stored_version, body FROM objects
+	SELECT resource_version, stored_version, body, remainder FROM objects
 	WHERE resource = $1 AND namespace = $2 AND name = $3
 ), next AS (
 	SELECT nextval('resource_version') AS rv FROM cur
 	WHERE cur.resource_version = $4::bigint
 ), updated AS (
 	UPDATE objects o SET resource_version = next.rv, uid = NULLIF($5::text, '')::uuid, stored_version = $6,
-		body = with_resource_version($7::jsonb, next.rv), labels = $8::jsonb
+		body = with_resource_version($7::jsonb, next.rv), labels = $8::jsonb, remainder = $9::jsonb
 	FROM next
 	WHERE o.resource = $1 AND o.namespace = $2 AND o.name = $3 AND o.resource_version = $4::bigint
 	RETURNING o.resource_version, o.body
 ), event AS (
 	INSERT INTO events (resource_version, resource, namespace, name, type, body,
-		prev_body, prev_resource_version, stored_version, prev_stored_version)
-	SELECT u.resource_version, $1, $2, $3, 'MODIFIED', u.body, cur.body, cur.resource_version, $6, cur.stored_version
+		prev_body, prev_resource_version, stored_version, prev_stored_version, remainder, prev_remainder)
+	SELECT u.resource_version, $1, $2, $3, 'MODIFIED', u.body, cur.body, cur.resource_version, $6, cur.stored_version,
+		$9::jsonb, cur.remainder
 	FROM updated u, cur
 )
 SELECT cur.resource_version, updated.resource_version
@@ -46,7 +47,7 @@ func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, e
 	var curRV, newRV *int64
 	err := s.write(ctx, func(db dbtx) error {
 		return db.QueryRow(ctx, updateSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
-			obj.ResourceVersion, cols.uid, obj.StoredVersion, obj.Body, cols.labels).Scan(&curRV, &newRV)
+			obj.ResourceVersion, cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder).Scan(&curRV, &newRV)
 	})
 	switch {
 	case err != nil:
