@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
@@ -20,6 +21,9 @@ type Config struct {
 	TLSCertFile string
 	TLSKeyFile  string
 	Profiling   bool
+	// EventRetention is how long the history of writes is kept for watches
+	// and consistent paginated lists.
+	EventRetention time.Duration
 	// MigrateBatch is how many objects `dynapi migrate` reads per page.
 	MigrateBatch int64
 	// RuntimeConfig switches API groups and versions off, as
@@ -54,6 +58,8 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 		fs.StringVar(&c.Listen, "listen", env("DYNAPI_LISTEN", "127.0.0.1:8080"), "address to serve on (env DYNAPI_LISTEN)")
 		fs.StringVar(&c.TLSCertFile, "tls-cert-file", env("DYNAPI_TLS_CERT_FILE", ""), "serve HTTPS with this certificate (env DYNAPI_TLS_CERT_FILE)")
 		fs.StringVar(&c.TLSKeyFile, "tls-key-file", env("DYNAPI_TLS_KEY_FILE", ""), "key of --tls-cert-file (env DYNAPI_TLS_KEY_FILE)")
+		fs.DurationVar(&c.EventRetention, "event-retention", envDuration(getenv, "DYNAPI_EVENT_RETENTION", 5*time.Minute),
+			"how long the history of writes is kept for watches and paginated lists (env DYNAPI_EVENT_RETENTION)")
 		fs.BoolVar(&c.Profiling, "profiling", env("DYNAPI_PROFILING", "") == "true", "serve Go's profiler at /debug/pprof/ (env DYNAPI_PROFILING=true)")
 		fs.StringVar(&c.RuntimeConfig, "runtime-config", env("DYNAPI_RUNTIME_CONFIG", ""),
 			"switch API groups and versions off (or on): group/version=false, group=false, api/all=false, comma-separated (env DYNAPI_RUNTIME_CONFIG)")
@@ -76,4 +82,13 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 		return c, fmt.Errorf("--schema-change-policy: %w", err)
 	}
 	return c, nil
+}
+
+// envDuration reads a duration from the environment, or returns def when
+// it is unset or unreadable (the flag's own parsing reports bad values).
+func envDuration(getenv func(string) string, name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(getenv(name)); err == nil {
+		return d
+	}
+	return def
 }

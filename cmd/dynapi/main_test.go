@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dynapi/dynapi/engine/pgserver"
 )
@@ -140,7 +141,7 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
+	want := Config{EventRetention: 5 * time.Minute, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
 		SchemaChangePolicy: "report"}
 	if cfg != want {
 		t.Fatalf("config = %+v, want %+v", cfg, want)

@@ -74,7 +74,7 @@ func (m *Main) openDatabase(ctx context.Context) error {
 		}
 		m.pg, dbURL = pg, pg.URL()
 	}
-	store, err := postgres.Open(ctx, dbURL)
+	store, err := postgres.OpenWithOptions(ctx, dbURL, postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger})
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
