@@ -11,6 +11,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/table"
 )
 
 // minWatchTimeout is kube-apiserver's --min-request-timeout: a watch without
@@ -26,9 +27,20 @@ var bookmarkInterval = 10 * time.Second
 // kube-apiserver does for ?watch=true.
 func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
 	opts, timeout, err := watchOptions(r)
+	f, ferr := negotiate(r)
+	var tb *table.Builder
+	if err == nil && ferr == nil && f.kind == formatTable {
+		tb, err = tableBuilder(r, req, f)
+	}
+	if err == nil {
+		err = ferr
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if f.kind == formatYAML {
+		f = format{kind: formatJSON} // watch events are JSON lines
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
@@ -45,25 +57,30 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		return
 	}
 	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", f.contentType())
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	if flusher != nil {
 		flusher.Flush()
 	}
-	s.stream(w, flusher, events, changed, req.target)
+	s.stream(w, flusher, events, changed, req.target, tb)
 }
 
 // stream writes events until they end, the client goes away, or the
 // target stops being served (its definition was removed or switched off):
 // then the stream just ends, as kube-apiserver ends the watches of a
 // deleted CustomResourceDefinition, and the client's next request gets 404.
-func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target) {
+// With tb set (kubectl get -w asks for Tables), each object goes as a Table
+// of one row.
+func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, tb *table.Builder) {
 	for {
 		select {
 		case ev, ok := <-events:
 			if !ok {
 				return
+			}
+			if tb != nil && ev.Type != engine.EventError && ev.Type != engine.EventBookmark {
+				ev.Object = tb.Single(ev.Object)
 			}
 			if _, err := w.Write(s.encodeEvent(ev)); err != nil {
 				return // the client went away; the caller's cancel ends the watch

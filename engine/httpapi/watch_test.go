@@ -202,3 +202,28 @@ func TestSelectableFields(t *testing.T) {
 	}
 	wantStatus(t, s.do(http.MethodGet, widgets+"?fieldSelector=spec.size%3D1", "", ""), http.StatusBadRequest, "BadRequest")
 }
+
+func TestWatchTables(t *testing.T) {
+	s := newTestServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url+widgets+"?watch=true", nil)
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json;as=Table;v=v1;g=meta.k8s.io" {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	s.create(widgets, widget("tw", `{"size":5}`))
+	sc := bufio.NewScanner(resp.Body)
+	if !sc.Scan() {
+		t.Fatal("no event")
+	}
+	ev := gjson.Parse(sc.Text())
+	if ev.Get("type").String() != "ADDED" || ev.Get("object.kind").String() != "Table" || ev.Get("object.rows.0.cells.0").String() != "tw" {
+		t.Fatalf("table watch event: %s", sc.Text())
+	}
+}
