@@ -62,3 +62,10 @@ func modifiedConflict(key engine.ObjectKey) error {
 	return engine.NewConflict(key.Resource, key.Name,
 		"the object has been modified; please apply your changes to the latest version and try again")
 }
+
+// isUndefinedTable reports a statement on a table that does not exist
+// (SQLSTATE 42P01), as before migrations ran.
+func isUndefinedTable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "42P01"
+}

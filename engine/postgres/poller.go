@@ -85,7 +85,12 @@ func (p *poller) run(ctx context.Context) {
 		if started {
 			err = p.drain(ctx)
 		}
-		if err != nil && ctx.Err() == nil {
+		switch {
+		case err == nil || ctx.Err() != nil:
+		case !started && isUndefinedTable(err):
+			// Expected until Migrate has created the schema (Open comes first).
+			p.log.Debug("events log not created yet", "err", err)
+		default:
 			p.log.Warn("read the events log", "err", err)
 		}
 		select {
