@@ -78,6 +78,15 @@ type ListOptions struct {
 	Namespace string
 	Labels    []Requirement
 	Fields    []FieldRequirement
+	// BodyFields narrow the list by fields of the stored bodies, so that the
+	// store can use its indexes: each Path is a dotted path into the body
+	// as stored ("spec.color"), compared as field selectors compare: the
+	// field's text ("red", "true", "3"; "" when it is missing or null).
+	// When BodyFieldsVersion is set, they apply only to objects stored in
+	// that version; objects stored in another version pass them (the field
+	// may be elsewhere in their bodies), and the caller filters those.
+	BodyFields        []FieldRequirement
+	BodyFieldsVersion string
 	// Limit caps the number of objects returned (0: no limit); Continue resumes
 	// a previous List from its ListMeta.Continue.
 	Limit    int64
@@ -124,7 +133,9 @@ type Requirement struct {
 }
 
 // FieldRequirement is one term of a field selector. Path is "metadata.name",
-// "metadata.namespace" or a selectable field's path; Operator is OpEquals or OpNotEquals.
+// "metadata.namespace" or a selectable field's path (in ListOptions.Fields),
+// or a path into a stored body (in ListOptions.BodyFields); Operator is
+// OpEquals or OpNotEquals.
 type FieldRequirement struct {
 	Path     string
 	Operator Operator

@@ -21,9 +21,11 @@ func (m *Main) startReloader(ctx context.Context, service *resource.Service) err
 		return err
 	}
 	m.metrics = newMetricsRegistry()
+	indexCtx, stopIndexer := context.WithCancel(ctx)
+	m.indexer, m.stopIndexer = startFieldIndexer(indexCtx, m.store, m.Logger), stopIndexer
 	m.reloader = reload.New(m.Config.Schemas, m.Config.Conversions, reload.Options{
 		Logger: m.Logger, RuntimeConfig: runtimeConfig, Policy: policy,
-		Preview: service.CheckSchemaChange, Registerer: m.metrics,
+		Preview: service.CheckSchemaChange, Registerer: m.metrics, OnSwap: m.indexer.swapped,
 	})
 	if err := m.reloader.Reload(); err != nil {
 		m.Logger.Warn("definitions", "err", err)

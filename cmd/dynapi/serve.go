@@ -29,16 +29,18 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	pg         *pgserver.Server
-	store      *postgres.Store
-	reloader   *reload.Reloader
-	metrics    *prometheus.Registry
-	stopReload context.CancelFunc
-	reloading  chan struct{} // closed when the reloader's Run returns
-	stopCRDs   func()        // stops the CustomResourceDefinition controller and waits for it
-	http       *http.Server
-	listener   net.Listener
-	served     chan error
+	pg          *pgserver.Server
+	store       *postgres.Store
+	reloader    *reload.Reloader
+	metrics     *prometheus.Registry
+	stopReload  context.CancelFunc
+	reloading   chan struct{} // closed when the reloader's Run returns
+	indexer     *fieldIndexer
+	stopIndexer context.CancelFunc
+	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
+	http        *http.Server
+	listener    net.Listener
+	served      chan error
 }
 
 // Run opens (or starts) the database, migrates it, loads the definitions,
@@ -137,6 +139,10 @@ func (m *Main) Close() error {
 	if m.stopReload != nil {
 		m.stopReload()
 		<-m.reloading
+	}
+	if m.stopIndexer != nil {
+		m.stopIndexer() // before the pool closes: an index build in progress is cancelled
+		<-m.indexer.done
 	}
 	if m.store != nil {
 		m.store.Close()

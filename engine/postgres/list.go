@@ -60,7 +60,7 @@ func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listStat
 	if err != nil {
 		return engine.ListMeta{}, 0, err
 	}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	tx, err := s.pool.BeginTx(ctx, listTxOptions(opts))
 	if err != nil {
 		return engine.ListMeta{}, 0, fmt.Errorf("begin list: %w", err)
 	}
@@ -110,4 +110,18 @@ func (s *Store) expired(st listState, horizon int64) error {
 	fresh := *st.after
 	fresh.RV = max(s.events.ResourceVersion(), horizon)
 	return continueExpired(fresh.encode())
+}
+
+// listTxOptions begins a List's read-only snapshot. With body fields it
+// also asks for custom plans, in the same round trip: the expression
+// indexes are partial (one resource each) and built on a literal path,
+// and a generic plan, planned before the resource and the path are
+// known, can use neither. (pgx's statement cache would otherwise switch
+// to a generic plan after five runs of a statement.)
+func listTxOptions(opts engine.ListOptions) pgx.TxOptions {
+	o := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	if len(opts.BodyFields) > 0 {
+		o.BeginQuery = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL plan_cache_mode = force_custom_plan"
+	}
+	return o
 }

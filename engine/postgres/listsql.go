@@ -127,7 +127,7 @@ func buildPart(opts engine.ListOptions, after *continueToken) (string, []any, er
 	return rest, q.args, nil
 }
 
-// addSelectors adds the label and field requirements of opts.
+// addSelectors adds the label, field and body field requirements of opts.
 func (q *listQuery) addSelectors(opts engine.ListOptions) error {
 	for _, r := range opts.Labels {
 		if err := q.addLabel(r); err != nil {
@@ -136,6 +136,11 @@ func (q *listQuery) addSelectors(opts engine.ListOptions) error {
 	}
 	for _, f := range opts.Fields {
 		if err := q.addField(f); err != nil {
+			return err
+		}
+	}
+	for _, f := range opts.BodyFields {
+		if err := q.addBodyField(f, opts.BodyFieldsVersion); err != nil {
 			return err
 		}
 	}

@@ -41,6 +41,10 @@ type Options struct {
 	Registerer prometheus.Registerer
 	// Now is the clock of the reload timestamp; nil: time.Now.
 	Now func() time.Time
+	// OnSwap, when set, is called with each snapshot swapped in, after it
+	// is published, one call at a time (under the build lock): it must
+	// hand long work (such as building indexes) to another goroutine.
+	OnSwap func(*registry.Snapshot)
 }
 
 // Reloader builds registry snapshots from definition files and definitions
@@ -145,6 +149,9 @@ func (r *Reloader) reloadLocked() error {
 	next := &build{snap: snap, problems: problems, checks: checks.current(snap)}
 	r.report(prev, next) // first, so that whoever Changed wakes finds the metrics current
 	r.publish(next)
+	if r.opts.OnSwap != nil {
+		r.opts.OnSwap(snap)
+	}
 	return r.unreadable(problems)
 }
 

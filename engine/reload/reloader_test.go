@@ -254,3 +254,24 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("gathered %d series, err %v", n, err)
 	}
 }
+
+// OnSwap sees every snapshot swapped in, after it is published.
+func TestOnSwap(t *testing.T) {
+	t.Parallel()
+	var r *Reloader
+	var seen []*registry.Snapshot
+	r = New(t.TempDir(), "", Options{OnSwap: func(s *registry.Snapshot) {
+		if r.Load() != s {
+			t.Error("OnSwap called before the snapshot is published")
+		}
+		seen = append(seen, s)
+	}})
+	for range 2 {
+		if err := r.Reload(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != 2 || seen[1] != r.Load() {
+		t.Fatalf("OnSwap saw %d snapshots; want 2, the last one current", len(seen))
+	}
+}

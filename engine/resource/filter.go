@@ -6,18 +6,24 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/selector"
 )
 
 // filter evaluates a list's or watch's selectors on objects in the target's
 // version. The store evaluates labels and metadata fields itself (in SQL,
 // with indexes); selectable fields of the version are evaluated here, after
-// conversion, because their paths are the version's.
+// conversion, because their paths are the version's. Those whose path is
+// the same in the stored bodies also go to the store (see bodyFields), to
+// narrow the list with indexes; they are still evaluated here.
 type filter struct {
 	labels []engine.Requirement
 	fields []engine.FieldRequirement
 	// selectable reports whether any field requirement is on a selectable field.
 	selectable bool
+	// body and bodyVersion are the store's BodyFields and BodyFieldsVersion.
+	body        []engine.FieldRequirement
+	bodyVersion string
 }
 
 // metadataFields are the fields every kind can be selected by.
@@ -35,12 +41,17 @@ func newFilter(t Target, lo engine.ListOptions) (*filter, error) {
 			return nil, engine.Errorf(engine.CodeBadRequest, "field label not supported: %s", r.Path)
 		}
 		f.selectable = true
+		f.addBody(t, r)
 	}
 	return f, nil
 }
 
 func isSelectable(t Target, path string) bool {
-	for _, sf := range t.Version.SelectableFields {
+	return selectableIn(t.Version, path)
+}
+
+func selectableIn(v *registry.Version, path string) bool {
+	for _, sf := range v.SelectableFields {
 		if strings.TrimPrefix(sf, ".") == path {
 			return true
 		}
@@ -59,6 +70,7 @@ func (f *filter) storeOptions(lo engine.ListOptions) engine.ListOptions {
 			lo.Fields = append(lo.Fields, r)
 		}
 	}
+	lo.BodyFields, lo.BodyFieldsVersion = f.body, f.bodyVersion
 	return lo
 }
 
