@@ -46,7 +46,7 @@ func describeMigration(r resource.MigrateReport, storage string) string {
 		held = append(held, fmt.Sprintf("%s=%d", v, r.Before[v]))
 	}
 	if len(held) == 0 {
-		held = []string{"no objects"}
+		return fmt.Sprintf("%s: no objects", r.Resource)
 	}
 	return fmt.Sprintf("%s: stored in %s; rewrote %d into %s, skipped %d",
 		r.Resource, strings.Join(held, " "), r.Rewritten, storage, r.Skipped)
