@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -67,21 +66,11 @@ func TestDefinitionsThroughTheAPIOnTwoProcesses(t *testing.T) {
 // mustDo sends a JSON request and fails the test unless it is answered with want.
 func mustDo(t *testing.T, want int, method, url, body string) string {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+	code, out := send(t, method, url, body)
+	if code != want {
+		t.Fatalf("%s %s = %d, want %d: %s", method, url, code, want, out)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		t.Fatalf("%s %s = %d, want %d: %s", method, url, resp.StatusCode, want, out)
-	}
-	return string(out)
+	return out
 }
 
 // waitFor waits up to 2 s for path to answer code on each server.
