@@ -68,7 +68,7 @@ func (s *Service) prepareCreateMeta(t Target, m *metav1.ObjectMeta) {
 	m.DeletionTimestamp = nil
 	m.DeletionGracePeriodSeconds = nil
 	m.ManagedFields = nil
-	m.SelfLink = ""
+	m.SelfLink = "" // no longer populated by Kubernetes: drop what a client sent
 	if isNamespaces(t) {
 		prepareNamespaceMeta(m)
 	}

@@ -166,7 +166,7 @@ func keepServerMeta(t Target, m, old *metav1.ObjectMeta) {
 	m.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
 	m.Generation = old.Generation
 	m.ManagedFields = old.ManagedFields
-	m.SelfLink = ""
+	m.SelfLink = "" // no longer populated by Kubernetes: drop what a client sent
 	if isNamespaces(t) {
 		prepareNamespaceMeta(m)
 	}
