@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // compactLockKey makes one process at a time compact the log.
@@ -78,7 +80,37 @@ func (s *Store) compact(ctx context.Context) error {
 			return fmt.Errorf("delete old events: %w", err)
 		}
 		if tag.RowsAffected() < compactBatch {
-			return nil
+			break
 		}
 	}
+	return analyzeIfStale(ctx, conn)
+}
+
+// staleStatsSQL says whether objects changed a lot since PostgreSQL last
+// gathered its statistics, or since creation when it never did
+// (reltuples < 0).
+const staleStatsSQL = `SELECT coalesce(s.n_mod_since_analyze >= 1000
+	AND s.n_mod_since_analyze > 0.2 * greatest(c.reltuples, 0), false)
+FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid
+WHERE c.oid = 'objects'::regclass`
+
+// analyzeIfStale gathers the statistics of objects after a burst of
+// writes. Why: until autovacuum's first pass (up to a minute or more
+// after a bulk load), the planner believes a resource holds one row and
+// answers a label selector by walking the primary key and filtering
+// every object (70 ms for 1% of 100k) instead of the GIN index (3 ms).
+// Compaction runs every few seconds in one process at a time: a cheap
+// place to check.
+func analyzeIfStale(ctx context.Context, conn *pgxpool.Conn) error {
+	var stale bool
+	if err := conn.QueryRow(ctx, staleStatsSQL).Scan(&stale); err != nil {
+		return fmt.Errorf("check the statistics of objects: %w", err)
+	}
+	if !stale {
+		return nil
+	}
+	if _, err := conn.Exec(ctx, "ANALYZE objects"); err != nil {
+		return fmt.Errorf("analyze objects: %w", err)
+	}
+	return nil
 }

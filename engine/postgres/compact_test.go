@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -94,5 +95,36 @@ func TestLaggingProcessResets(t *testing.T) {
 	mustCreate(t, s, newObject(pipes, "default", "q", nil))
 	if got := receive(t, ch, 2, 5*time.Second); got[0].Object.Key.Name != "p" || got[1].Object.Key.Name != "q" {
 		t.Errorf("after the reset: %s; want p and q", summary(got))
+	}
+}
+
+// TestCompactionAnalyzesAfterABurst checks that statistics are gathered
+// after many writes, so that selectors plan on the GIN index right after a
+// bulk load instead of waiting for autovacuum.
+func TestCompactionAnalyzesAfterABurst(t *testing.T) {
+	url := pgtest.Open(t)
+	s := openStoreWith(t, url, postgres.Options{})
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	analyzed := `SELECT analyze_count + autoanalyze_count FROM pg_stat_user_tables WHERE relid = 'objects'::regclass`
+	execSQL(t, url, "ALTER TABLE objects SET (autovacuum_enabled = false)") // only compaction may analyze here
+	if err := postgres.Compact(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, url, analyzed); n != 0 {
+		t.Fatalf("analyzed an empty table: %d", n)
+	}
+	for i := range 1200 {
+		mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("p%04d", i), map[string]string{"bucket": fmt.Sprint(i % 100)}))
+	}
+	deadline := time.Now().Add(25 * time.Second) // idle backends flush their counters within 10 s
+	for queryInt(t, url, analyzed) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("objects not analyzed after 1,200 writes")
+		}
+		if err := postgres.Compact(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
