@@ -9,13 +9,15 @@ import (
 )
 
 // checkTypeMeta verifies that the body is an object of the kind and version
-// the URL names, as kube-apiserver's decoder does. Errors: BadRequest.
+// the URL names, as kube-apiserver's decoder does. The body is valid JSON:
+// the HTTP edge checked it once, so it is not scanned again here.
+// Errors: BadRequest.
 func checkTypeMeta(t Target, obj []byte) error {
-	if !gjson.ValidBytes(obj) || !gjson.ParseBytes(obj).IsObject() {
+	if !gjson.ParseBytes(obj).IsObject() {
 		return engine.Errorf(engine.CodeBadRequest, "the request body must be a JSON or YAML object")
 	}
-	kind := gjson.GetBytes(obj, "kind").String()
-	apiVersion := gjson.GetBytes(obj, "apiVersion").String()
+	tm := gjson.GetManyBytes(obj, "kind", "apiVersion")
+	kind, apiVersion := tm[0].String(), tm[1].String()
 	switch {
 	case kind == "":
 		return engine.Errorf(engine.CodeBadRequest, "Object 'Kind' is missing in '%s'", abbreviate(obj))
