@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// reexecEnv, set to 1 in the environment of this test binary, makes it run
+// dynapi's main with the arguments that follow the binary's name instead of
+// the tests: tests start real dynapi processes without building one.
+const reexecEnv = "DYNAPI_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(reexecEnv) == "1" {
+		go stopWithParent()
+		main() // exits by itself on failure
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// stopWithParent interrupts this process when its standard input ends:
+// the test that started it has exited, even if it was killed (a test
+// binary's timeout), so no dynapi process outlives its test.
+func stopWithParent() {
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	self, err := os.FindProcess(os.Getpid())
+	if err == nil {
+		err = self.Signal(os.Interrupt)
+	}
+	if err != nil {
+		os.Exit(1)
+	}
+}
+
+// Bounds on a child process's life.
+const (
+	processStartTimeout = time.Minute
+	processStopTimeout  = 15 * time.Second
+)
+
+// process is `dynapi serve` running in a child process.
+type process struct {
+	name    string
+	url     string // http://127.0.0.1:port
+	cmd     *exec.Cmd
+	log     *processLog
+	stdin   io.WriteCloser // held open: the process stops when it closes
+	exited  chan struct{}  // closed when the process has exited
+	waitErr error          // its exit status; read after exited is closed
+}
+
+// startProcess runs `dynapi serve` on databaseURL in a child process (this
+// test binary re-executed), on a port it picks itself, and waits until it
+// answers /readyz. Cleanup stops it with SIGTERM: it must exit cleanly,
+// which under -race also means no data race was found in it.
+func startProcess(t *testing.T, name, databaseURL string) *process {
+	t.Helper()
+	p := &process{name: name, log: &processLog{serving: make(chan struct{})}, exited: make(chan struct{})}
+	p.cmd = exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--database-url", databaseURL,
+		"--schemas", "../../schemas", "--conversions", "../../conversions")
+	p.cmd.Env = append(os.Environ(), reexecEnv+"=1")
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start dynapi %s: %v", name, err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() { p.stop(t) })
+	select {
+	case <-p.log.serving:
+		p.url = p.log.url
+	case <-p.exited:
+		t.Fatalf("dynapi %s exited before serving (%v); its log:\n%s", name, p.waitErr, p.log.tail())
+	case <-time.After(processStartTimeout):
+		t.Fatalf("dynapi %s not serving after %s; its log:\n%s", name, processStartTimeout, p.log.tail())
+	}
+	p.waitReady(t)
+	return p
+}
+
+// waitReady polls /readyz until it answers 200.
+func (p *process) waitReady(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(processStartTimeout)
+	for {
+		resp, err := http.Get(p.url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("dynapi %s exited (%v); its log:\n%s", p.name, p.waitErr, p.log.tail())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dynapi %s not ready after %s (last: %v); its log:\n%s", p.name, processStartTimeout, err, p.log.tail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit; it kills the process if
+// it does not stop in time.
+func (p *process) stop(t *testing.T) {
+	t.Helper()
+	select {
+	case <-p.exited:
+		t.Errorf("dynapi %s exited early (%v); its log:\n%s", p.name, p.waitErr, p.log.tail())
+		return
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Errorf("stop dynapi %s: %v", p.name, err)
+	}
+	select {
+	case <-p.exited:
+		if p.waitErr != nil {
+			t.Errorf("dynapi %s: %v; its log:\n%s", p.name, p.waitErr, p.log.tail())
+		}
+		if !t.Failed() { // else requests the test cancelled are logged too
+			p.log.check(t, p.name)
+		}
+	case <-time.After(processStopTimeout):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		t.Errorf("dynapi %s did not stop within %s; killed; its log:\n%s", p.name, processStopTimeout, p.log.tail())
+	}
+}
+
+// servingLine is what serve logs once it listens.
+var servingLine = regexp.MustCompile(`msg=serving url=(\S+)`)
+
+// processLog keeps a child's output and finds the address it serves on.
+type processLog struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	url     string
+	serving chan struct{} // closed once url is known
+}
+
+func (l *processLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(b)
+	if l.url == "" {
+		if m := servingLine.FindSubmatch(l.buf.Bytes()); m != nil {
+			l.url = string(m[1])
+			close(l.serving)
+		}
+	}
+	return len(b), nil
+}
+
+// check fails the test for each error the process logged, and shows its
+// warnings.
+func (l *processLog) check(t *testing.T, name string) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for line := range strings.Lines(l.buf.String()) {
+		switch {
+		case strings.Contains(line, " level=ERROR "):
+			t.Errorf("dynapi %s logged: %s", name, line)
+		case strings.Contains(line, " level=WARN "):
+			t.Logf("dynapi %s logged: %s", name, line)
+		}
+	}
+}
+
+// tail returns the end of the output.
+func (l *processLog) tail() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buf.Bytes()
+	return string(b[max(0, len(b)-4000):])
+}
