@@ -33,7 +33,8 @@ func (s *Store) changed() {
 // flush, so such commits cannot share flushes; that halved durable create
 // throughput. Here at most one notification is in flight per process, and
 // one more is sent if writes committed meanwhile: every write is followed
-// by a notification that commits after it.
+// by a notification that commits after it. Under a stream of writes, one
+// notification per pollSpacing announces all the writes before it.
 type notifier struct {
 	pool    *pgxpool.Pool
 	pending chan struct{} // capacity 1: a notification is due
@@ -48,14 +49,19 @@ func (n *notifier) schedule() {
 	}
 }
 
-// run sends the notifications until ctx ends.
+// run sends the notifications, at most one per pollSpacing, until ctx ends.
 func (n *notifier) run(ctx context.Context) {
+	var last time.Time // when the last notification was sent
 	for {
 		select {
 		case <-n.pending:
 		case <-ctx.Done():
 			return
 		}
+		if !spaced(ctx, last) {
+			return
+		}
+		last = time.Now()
 		if _, err := n.pool.Exec(ctx, notifySQL); err != nil && ctx.Err() == nil {
 			n.log.Warn("notify other processes", "err", err)
 		}

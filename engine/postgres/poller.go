@@ -18,6 +18,13 @@ const (
 	// pollInterval is the safety net: the poller reads the log at least
 	// this often, should a notification be lost.
 	pollInterval = time.Second
+	// pollSpacing is the least time between two reads of the log by one
+	// poller, and between two notifications sent by one process. An idle
+	// poller reads at once when kicked; under a stream of writes, each read
+	// takes all the events of the last pollSpacing instead of one or two.
+	// Measured at 2,700 creates/s over two processes, reading at every kick
+	// made three reads of the log per write, 40% of PostgreSQL's time.
+	pollSpacing = 2 * time.Millisecond
 )
 
 // errNotReady is the error of a read that found the poller not started:
@@ -68,13 +75,18 @@ func (p *poller) want(rv int64) {
 	p.kick()
 }
 
-// run finds the poller's start, then reads the log at every kick and
-// every pollInterval, until ctx ends.
+// run finds the poller's start, then reads the log at every kick (at most
+// once per pollSpacing) and every pollInterval, until ctx ends.
 func (p *poller) run(ctx context.Context) {
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	started := false
+	var last time.Time // when the last read began
 	for {
+		if !spaced(ctx, last) {
+			return
+		}
+		last = time.Now()
 		var err error
 		if !started {
 			if err = p.start(ctx); err == nil {
@@ -99,6 +111,23 @@ func (p *poller) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// spaced waits until pollSpacing has passed since last. It reports false
+// if ctx ended first.
+func spaced(ctx context.Context, last time.Time) bool {
+	wait := pollSpacing - time.Since(last)
+	if wait <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
