@@ -20,7 +20,6 @@ func (m *Main) startReloader(ctx context.Context, service *resource.Service) err
 	if err != nil {
 		return err
 	}
-	m.metrics = newMetricsRegistry()
 	indexCtx, stopIndexer := context.WithCancel(ctx)
 	m.indexer, m.stopIndexer = startFieldIndexer(indexCtx, m.store, m.Logger), stopIndexer
 	m.reloader = reload.New(m.Config.Schemas, m.Config.Conversions, reload.Options{

@@ -47,6 +47,7 @@ type Main struct {
 // keeps them in step with their files, and starts serving. It returns once
 // the server accepts connections.
 func (m *Main) Run(ctx context.Context) error {
+	m.metrics = newMetricsRegistry()
 	if err := m.openDatabase(ctx); err != nil {
 		return err
 	}
@@ -76,7 +77,8 @@ func (m *Main) openDatabase(ctx context.Context) error {
 		}
 		m.pg, dbURL = pg, pg.URL()
 	}
-	store, err := postgres.OpenWithOptions(ctx, dbURL, postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger})
+	store, err := postgres.OpenWithOptions(ctx, dbURL, postgres.Options{
+		Retention: m.Config.EventRetention, Logger: m.Logger, Metrics: m.metrics})
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}

@@ -42,10 +42,9 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	key, cols := obj.Key, columnsOf(obj.Body)
 	var nsExists, taken bool
 	var rv *int64
-	err := s.write(ctx, func(db dbtx) error {
-		return db.QueryRow(ctx, createSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
-			cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder).Scan(&nsExists, &taken, &rv)
-	})
+	err := s.write(ctx, statement{sql: createSQL, key: key,
+		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder},
+		dest: []any{&nsExists, &taken, &rv}})
 	switch {
 	case err != nil:
 		return engine.Object{}, translate("create", key, err)

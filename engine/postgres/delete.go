@@ -42,10 +42,9 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN deleted ON true`
 func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int64) (engine.Object, error) {
 	var curRV, newRV *int64
 	obj := engine.Object{Key: key}
-	err := s.write(ctx, func(db dbtx) error {
-		return db.QueryRow(ctx, deleteSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
-			expectedRV).Scan(&curRV, &newRV, &obj.StoredVersion, &obj.Body, &obj.Remainder)
-	})
+	err := s.write(ctx, statement{sql: deleteSQL, key: key,
+		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, expectedRV},
+		dest: []any{&curRV, &newRV, &obj.StoredVersion, &obj.Body, &obj.Remainder}})
 	switch {
 	case err != nil:
 		return engine.Object{}, translate("delete", key, err)

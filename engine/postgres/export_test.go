@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Compact runs one compaction of s now.
@@ -56,4 +58,28 @@ func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64)
 	}
 	_, err = conn.Exec(ctx, "RESET plan_cache_mode")
 	return plans, err
+}
+
+// InOneBatch runs fns concurrently and makes the one statement each sends
+// (a write or a get) run in a single batch: the batchers of s are replaced,
+// for the call, by one without workers, whose calls the test takes itself.
+// taken, if not nil, runs once every statement waits in the batch.
+func InOneBatch(s *Store, taken func(), fns ...func()) {
+	b := newBatcher(s.pool, 0, prometheus.NewHistogram(prometheus.HistogramOpts{Name: "unused"}))
+	writes, reads := s.writes, s.reads
+	s.writes, s.reads = b, b
+	defer func() { s.writes, s.reads = writes, reads }()
+	var wg sync.WaitGroup
+	for _, f := range fns {
+		wg.Go(f)
+	}
+	calls := make([]*call, len(fns))
+	for i := range calls {
+		calls[i] = <-b.calls
+	}
+	if taken != nil {
+		taken()
+	}
+	b.send(context.Background(), calls)
+	wg.Wait()
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options tune a Store. Zero values take the defaults.
@@ -36,6 +37,8 @@ type Options struct {
 	Watch watch.Options
 	// Logger receives the errors of background work (default: discarded).
 	Logger *slog.Logger
+	// Metrics, when set, registers the Store's metrics.
+	Metrics prometheus.Registerer
 }
 
 // withDefaults fills the zero fields of o.
@@ -63,7 +66,10 @@ type Store struct {
 	events     *watch.Broadcaster
 	poller     *poller
 	notifier   *notifier
+	writes     *batcher // creates, updates and deletes
+	reads      *batcher // gets
 	stop       context.CancelFunc
+	closed     <-chan struct{} // closed by Close
 	running    sync.WaitGroup
 	// freshWait bounds the wait for a resourceVersion not reached yet.
 	freshWait time.Duration
@@ -134,7 +140,17 @@ const backgroundConns = 3
 // start runs the background goroutines until Close.
 func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	ctx, stop := context.WithCancel(context.Background())
-	s.stop = stop
+	s.stop, s.closed = stop, ctx.Done()
+	// One worker per core for each: measured with 16 writers on two
+	// cores, more workers make smaller batches and fewer creates per
+	// second; fewer leave PostgreSQL idle during round trips.
+	sizes := newBatchSizes(s.opts.Metrics)
+	workers := runtime.GOMAXPROCS(0)
+	writes := newBatcher(s.pool, workers, sizes.WithLabelValues("write"))
+	reads := newBatcher(s.pool, workers, sizes.WithLabelValues("read"))
+	s.writes, s.reads = writes, reads
+	s.running.Go(func() { writes.run(ctx) })
+	s.running.Go(func() { reads.run(ctx) })
 	s.events = watch.New(0, s.replay, s.opts.Watch)
 	s.poller = newPoller(s.background, s.events, s.opts.Logger)
 	s.notifier = &notifier{pool: s.background, pending: make(chan struct{}, 1), log: s.opts.Logger}

@@ -45,10 +45,9 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN updated ON true`
 func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, error) {
 	key, cols := obj.Key, columnsOf(obj.Body)
 	var curRV, newRV *int64
-	err := s.write(ctx, func(db dbtx) error {
-		return db.QueryRow(ctx, updateSQL, resourceColumn(key.Resource), key.Namespace, key.Name,
-			obj.ResourceVersion, cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder).Scan(&curRV, &newRV)
-	})
+	err := s.write(ctx, statement{sql: updateSQL, key: key,
+		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, obj.ResourceVersion, cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder},
+		dest: []any{&curRV, &newRV}})
 	switch {
 	case err != nil:
 		return engine.Object{}, translate("update", key, err)

@@ -6,16 +6,17 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// write runs the statement of one write, again if it collided with a GAP
-// (see retryGaps). With the test hook beforeCommit, it runs in an explicit
+// write runs the statement of one write, with the writes of other requests
+// in flight (see batcher), again if it collided with a GAP (see
+// retryGaps). With the test hook beforeCommit, it runs alone in an explicit
 // transaction that the hook can hold open or roll back.
-func (s *Store) write(ctx context.Context, statement func(db dbtx) error) error {
+func (s *Store) write(ctx context.Context, st statement) error {
+	if s.beforeCommit == nil {
+		return s.writes.do(ctx, s.closed, st)
+	}
 	return retryGaps(func() error {
-		if s.beforeCommit == nil {
-			return statement(s.pool)
-		}
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if err := statement(tx); err != nil {
+			if err := st.run(ctx, tx); err != nil {
 				return err
 			}
 			return s.beforeCommit(ctx)

@@ -1,0 +1,196 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tidwall/sjson"
+)
+
+// TestBatchStatementsSeeEachOther runs conflicting writes in one batch:
+// each statement sees the ones before it in the batch, as if they had run
+// one after another, and only what succeeded is in the events log.
+func TestBatchStatementsSeeEachOther(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	held := mustCreate(t, s, newObject(pipes, "default", "held", nil))
+	doomed := mustCreate(t, s, newObject(pipes, "default", "doomed", nil))
+	start := held.ResourceVersion - 1
+	events := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: start})
+	receive(t, events, 2, 5*time.Second) // the two creates above
+
+	changed, _ := sjson.SetBytes(held.Body, "spec.size", 9)
+	update := engine.Object{Key: held.Key, StoredVersion: "v1", ResourceVersion: held.ResourceVersion, Body: changed}
+	var creates, updates [2]error
+	var deleted error
+	postgres.InOneBatch(s, nil,
+		func() { _, creates[0] = s.Create(ctx, newObject(pipes, "default", "twin", nil)) },
+		func() { _, creates[1] = s.Create(ctx, newObject(pipes, "default", "twin", nil)) },
+		func() { _, updates[0] = s.Update(ctx, update) },
+		func() { _, updates[1] = s.Update(ctx, update) },
+		func() { _, deleted = s.Delete(ctx, doomed.Key, doomed.ResourceVersion) },
+	)
+
+	for _, pair := range []struct {
+		name string
+		errs [2]error
+		code engine.Code
+	}{{"create of one name", creates, engine.CodeAlreadyExists}, {"update from one resourceVersion", updates, engine.CodeConflict}} {
+		ok := 0
+		for _, err := range pair.errs {
+			if err == nil {
+				ok++
+			} else if engine.ErrorCode(err) != pair.code {
+				t.Errorf("%s: error %v; want %s", pair.name, err, pair.code)
+			}
+		}
+		if ok != 1 {
+			t.Errorf("%s twice in one batch: %d succeeded (%v); want exactly 1", pair.name, ok, pair.errs)
+		}
+	}
+	if deleted != nil {
+		t.Errorf("Delete: %v", deleted)
+	}
+	got := receive(t, events, 3, 5*time.Second)
+	if !sameEvents(got, "ADDED twin", "DELETED doomed", "MODIFIED held") {
+		t.Errorf("events = %s; want ADDED twin, MODIFIED held and DELETED doomed, once each", summary(got))
+	}
+	quiet(t, events, 100*time.Millisecond)
+}
+
+// sameEvents reports whether events are want, in any order.
+func sameEvents(events []engine.Event, want ...string) bool {
+	seen := map[string]int{}
+	for _, e := range events {
+		seen[fmt.Sprintf("%s %s", e.Type, e.Object.Key.Name)]++
+	}
+	for _, w := range want {
+		seen[w]--
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestBatchFailureRunsEachAlone makes one statement of a batch fail: the
+// batch's transaction is rolled back, every statement runs again alone,
+// and only the failing one fails, with nothing written twice.
+func TestBatchFailureRunsEachAlone(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	before := mustCreate(t, s, newObject(pipes, "default", "before", nil))
+	events := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: before.ResourceVersion})
+
+	bad := newObject(pipes, "default", "bad", nil)
+	bad.Body = []byte(`{"metadata": {"name": "bad"`) // not JSON: PostgreSQL refuses the cast
+	var errs [3]error
+	var created [3]engine.Object
+	objs := []engine.Object{newObject(pipes, "default", "a", nil), bad, newObject(pipes, "default", "z", nil)}
+	postgres.InOneBatch(s, nil,
+		func() { created[0], errs[0] = s.Create(ctx, objs[0]) },
+		func() { created[1], errs[1] = s.Create(ctx, objs[1]) },
+		func() { created[2], errs[2] = s.Create(ctx, objs[2]) },
+	)
+	if errs[0] != nil || errs[2] != nil || errs[1] == nil {
+		t.Fatalf("errors = %v; want only the malformed body's", errs)
+	}
+	got := receive(t, events, 2, 5*time.Second)
+	if !sameEvents(got, "ADDED a", "ADDED z") {
+		t.Errorf("events = %s; want ADDED a and z, once each", summary(got))
+	}
+	quiet(t, events, 100*time.Millisecond)
+	for _, i := range []int{0, 2} {
+		stored, err := s.Get(ctx, objs[i].Key)
+		if err != nil || stored.ResourceVersion != created[i].ResourceVersion {
+			t.Errorf("Get(%s) = rv %d, %v; want rv %d", objs[i].Key.Name, stored.ResourceVersion, err, created[i].ResourceVersion)
+		}
+	}
+}
+
+// TestBatchSkipsCancelledCalls: a request whose context ended while it
+// waited in a batch is not run; the others are.
+func TestBatchSkipsCancelledCalls(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	cancelled, cancel := context.WithCancel(ctx)
+	never, kept := newObject(pipes, "default", "never", nil), newObject(pipes, "default", "kept", nil)
+	var errs [2]error
+	postgres.InOneBatch(s, cancel,
+		func() { _, errs[0] = s.Create(cancelled, never) },
+		func() { _, errs[1] = s.Create(ctx, kept) },
+	)
+	if !errors.Is(errs[0], context.Canceled) || errs[1] != nil {
+		t.Fatalf("errors = %v; want context.Canceled, then none", errs)
+	}
+	if _, err := s.Get(ctx, never.Key); engine.ErrorCode(err) != engine.CodeNotFound {
+		t.Errorf("a cancelled create was stored: Get = %v", err)
+	}
+	if _, err := s.Get(ctx, kept.Key); err != nil {
+		t.Errorf("Get(kept): %v", err)
+	}
+}
+
+// TestBatchesUnderLoad sends many concurrent creates and gets through the
+// real workers: each succeeds once, and the batch histogram counts every
+// statement exactly once.
+func TestBatchesUnderLoad(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s := openStoreWith(t, pgtest.Open(t), postgres.Options{Metrics: reg})
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	const clients, each = 32, 10
+	rvs := sync.Map{}
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for i := range each {
+				obj := newObject(pipes, "default", fmt.Sprintf("o-%d-%d", c, i), nil)
+				created, err := s.Create(ctx, obj)
+				if err != nil {
+					t.Errorf("Create(%s): %v", obj.Key.Name, err)
+					return
+				}
+				if other, dup := rvs.LoadOrStore(created.ResourceVersion, obj.Key.Name); dup {
+					t.Errorf("%s and %s both got resourceVersion %d", obj.Key.Name, other, created.ResourceVersion)
+				}
+				got, err := s.Get(ctx, obj.Key)
+				if err != nil || got.ResourceVersion != created.ResourceVersion {
+					t.Errorf("Get(%s) = rv %d, %v; want rv %d", obj.Key.Name, got.ResourceVersion, err, created.ResourceVersion)
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	statements := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "dynapi_storage_batch_statements" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			statements[m.GetLabel()[0].GetValue()] = m.GetHistogram().GetSampleSum()
+		}
+	}
+	// The namespace's create is a write too.
+	if want := float64(clients*each + 1); statements["write"] != want || statements["read"] != clients*each {
+		t.Errorf("statements counted by kind = %v; want write %v, read %d", statements, want, clients*each)
+	}
+}
