@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -75,10 +76,16 @@ func errMethodNotAllowed(r *http.Request) *engine.Error {
 
 // writeError renders err as a Status. Errors that are not *engine.Error are
 // logged and shown as an internal error: their text may leak internals.
+// A request whose client went away is no server error: it is logged at
+// debug level.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *engine.Error
 	if !errors.As(err, &e) {
-		s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		level := slog.LevelError
+		if ctxErr := r.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			level = slog.LevelDebug
+		}
+		s.logger.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		e = errInternal
 	}
 	st := statusFor(e)
