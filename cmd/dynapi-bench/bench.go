@@ -19,6 +19,8 @@ type bench struct {
 	clients  []client // one per server; the first takes the load
 	widgets  widgets
 	raw      *postgres.Baseline // nil: no baseline in this run
+	cpu      *cpuMeter          // meters the dynapi runs of the phases
+	rawCPU   *cpuMeter          // meters the baselines
 	rvs      []string           // each object's resourceVersion after its last write
 	progress io.Writer
 	report   report
@@ -29,6 +31,8 @@ func newBench(cfg config, cl *cluster, progress io.Writer) *bench {
 	b := &bench{cfg: cfg, servers: cl.servers, progress: progress,
 		widgets: newWidgets("bench-"+randomHex(), cfg.Size),
 		report:  report{Objects: cfg.Objects, Clients: cfg.Clients, Size: cfg.Size}}
+	b.cpu = newCPUMeter(cl)
+	b.rawCPU = b.cpu.withoutServers()
 	transport := newTransport(cfg.Clients)
 	for _, s := range cl.servers {
 		b.clients = append(b.clients, client{base: s.url, http: &http.Client{Transport: transport}})
@@ -79,8 +83,13 @@ func (b *bench) baseline(ctx context.Context, clients, n int, f op) *measurement
 	if b.raw == nil {
 		return nil
 	}
-	m := parallel(ctx, clients, n, f)
+	m := metered(ctx, b.rawCPU, clients, n, f)
 	return &m
+}
+
+// measure runs a phase's dynapi operations like parallel, with their CPU time.
+func (b *bench) measure(ctx context.Context, clients, n int, f op) measurement {
+	return metered(ctx, b.cpu, clients, n, f)
 }
 
 // add records a phase's results and says how it went.

@@ -22,7 +22,7 @@ const (
 func (b *bench) list(ctx context.Context) {
 	n, w := b.cfg.Objects, b.widgets
 	fmt.Fprintf(b.progress, "list: all %d objects, %d times whole and %d times in pages of %d\n", n, listRepeats, pagedRepeats, pageLimit)
-	m := parallel(ctx, 1, listRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
+	m := b.measure(ctx, 1, listRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
 		start := time.Now()
 		out, err := b.load().get(ctx, w.collection())
 		took := time.Since(start)
@@ -36,7 +36,7 @@ func (b *bench) list(ctx context.Context) {
 		return wantCount(got, err, n)
 	}))
 	b.add("list all", 1, m, raw)
-	paged := parallel(ctx, 1, pagedRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
+	paged := b.measure(ctx, 1, pagedRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
 		return b.walkPages(ctx)
 	})
 	b.add(fmt.Sprintf("list paged (limit=%d)", pageLimit), 1, paged, nil)
@@ -72,7 +72,7 @@ func (b *bench) walkPages(ctx context.Context) (time.Duration, error) {
 func (b *bench) selectLabels(ctx context.Context) {
 	w := b.widgets
 	fmt.Fprintf(b.progress, "select: %d lists with a label selector matching 1%% of %d objects\n", selectRepeats, b.cfg.Objects)
-	m := parallel(ctx, 1, selectRepeats, func(ctx context.Context, i int) (time.Duration, error) {
+	m := b.measure(ctx, 1, selectRepeats, func(ctx context.Context, i int) (time.Duration, error) {
 		start := time.Now()
 		out, err := b.load().get(ctx, w.collection()+"?labelSelector="+url.QueryEscape("bucket="+bucket(i)))
 		took := time.Since(start)

@@ -5,7 +5,9 @@
 // the writing server and on another, and deletes them all, printing ops/s
 // and p50/p99 latency per phase, then the servers' resident memory. The
 // same inserts, selects, updates and deletes run straight through pgx
-// (postgres.Baseline) for the ratio dynapi/raw.
+// (postgres.Baseline) for the ratio dynapi/raw. On Linux it also reports the
+// CPU time per operation of each phase and baseline, split into the tool,
+// the dynapi servers and PostgreSQL (see cpu.go).
 //
 // With no flags it starts everything itself and removes it after: a private
 // PostgreSQL with durable settings, and two dynapi processes built from this

@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
-// TestRun runs the whole tool with tiny numbers: it builds dynapi, starts
+// TestRun runs the whole tool with small numbers: it builds dynapi, starts
 // a private PostgreSQL and two servers, and runs every phase.
 func TestRun(t *testing.T) {
+	// Why 500 objects: /proc counts CPU time in 10 ms ticks, and 50 plain
+	// INSERTs (about 100 µs of PostgreSQL each) may not fill one.
+	const objects = 500
 	var stdout, stderr bytes.Buffer
-	args := []string{"-n", "50", "-c", "4", "-watch-writes", "50", "-json"}
+	args := []string{"-n", strconv.Itoa(objects), "-c", "4", "-watch-writes", "50", "-json"}
 	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
@@ -20,7 +25,11 @@ func TestRun(t *testing.T) {
 			Phase  string
 			Ops    int
 			Errors int
-			Raw    *struct{ Ops int }
+			CPU    *cpuUse
+			Raw    *struct {
+				Ops int
+				CPU *cpuUse
+			}
 		}
 		Memory []memory
 	}
@@ -28,14 +37,18 @@ func TestRun(t *testing.T) {
 		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
 	}
 	want := map[string]int{ // phase: operations; a baseline where noted below
-		"create": 50, "get": 50, "list all": listRepeats, "list paged (limit=500)": pagedRepeats,
-		"list selector 1%": selectRepeats, "update (PUT)": 50, "patch (watch writes)": 50,
-		"watch A→A": 50, "watch A→B": 50, "delete": 50,
+		"create": objects, "get": objects, "list all": listRepeats, "list paged (limit=500)": pagedRepeats,
+		"list selector 1%": selectRepeats, "update (PUT)": objects, "patch (watch writes)": 50,
+		"watch A→A": 50, "watch A→B": 50, "delete": objects,
 	}
 	withRaw := map[string]bool{"create": true, "get": true, "list all": true, "list selector 1%": true, "update (PUT)": true, "delete": true}
 	for _, p := range got.Phases {
 		if p.Ops != want[p.Phase] || p.Errors != 0 || (p.Raw != nil) != withRaw[p.Phase] {
 			t.Errorf("phase %q: %d ops, %d errors, baseline %v", p.Phase, p.Ops, p.Errors, p.Raw != nil)
+		}
+		if p.Phase == "create" && p.Raw != nil {
+			checkCPU(t, "create", p.CPU, true)
+			checkCPU(t, "create baseline", p.Raw.CPU, false)
 		}
 		delete(want, p.Phase)
 	}
@@ -44,5 +57,19 @@ func TestRun(t *testing.T) {
 	}
 	if len(got.Memory) != 2 || got.Memory[0].RSSBytes == 0 || got.Memory[1].HWMBytes == 0 {
 		t.Errorf("memory = %+v, want both servers'", got.Memory)
+	}
+}
+
+// checkCPU checks that a run started by the tool has positive CPU figures
+// for every part it metered: the tool, PostgreSQL and, unless a baseline,
+// the dynapi servers.
+func checkCPU(t *testing.T, run string, u *cpuUse, dynapi bool) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return // only Linux has the figures
+	}
+	if u == nil || u.ToolUs == nil || *u.ToolUs <= 0 || u.PostgresUs == nil || *u.PostgresUs <= 0 ||
+		(u.DynapiUs != nil) != dynapi || dynapi && *u.DynapiUs <= 0 || u.TotalUs <= 0 {
+		t.Errorf("%s: CPU per operation = %s, want positive figures (dynapi: %v)", run, show(u), dynapi)
 	}
 }

@@ -13,7 +13,7 @@ func (b *bench) create(ctx context.Context) {
 	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
 	fmt.Fprintf(b.progress, "create: %d objects with %d clients\n", n, c)
 	b.rvs = make([]string, n)
-	m := parallel(ctx, c, n, timed(func(ctx context.Context, i int) error {
+	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
 		out, err := b.load().do(ctx, http.MethodPost, w.collection(), "application/json", w.body(i, 0, ""), http.StatusCreated)
 		b.rvs[i] = gjson.GetBytes(out, "metadata.resourceVersion").String()
 		return err
@@ -28,7 +28,7 @@ func (b *bench) create(ctx context.Context) {
 func (b *bench) get(ctx context.Context) {
 	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
 	fmt.Fprintf(b.progress, "get: %d objects with %d clients\n", n, c)
-	m := parallel(ctx, c, n, timed(func(ctx context.Context, i int) error {
+	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
 		_, err := b.load().get(ctx, w.path(i))
 		return err
 	}))
@@ -45,7 +45,7 @@ func (b *bench) get(ctx context.Context) {
 func (b *bench) update(ctx context.Context) {
 	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
 	fmt.Fprintf(b.progress, "update: %d objects with %d clients (PUT)\n", n, c)
-	m := parallel(ctx, c, n, timed(func(ctx context.Context, i int) error {
+	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
 		out, err := b.load().do(ctx, http.MethodPut, w.path(i), "application/json", w.body(i, 1, b.rvs[i]), http.StatusOK)
 		if err == nil {
 			b.rvs[i] = gjson.GetBytes(out, "metadata.resourceVersion").String()
@@ -62,7 +62,7 @@ func (b *bench) update(ctx context.Context) {
 func (b *bench) delete(ctx context.Context) {
 	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
 	fmt.Fprintf(b.progress, "delete: %d objects with %d clients\n", n, c)
-	m := parallel(ctx, c, n, timed(func(ctx context.Context, i int) error {
+	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
 		_, err := b.load().do(ctx, http.MethodDelete, w.path(i), "", nil, http.StatusOK)
 		return err
 	}))

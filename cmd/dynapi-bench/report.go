@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 )
@@ -69,6 +70,9 @@ func (r *report) writeTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := r.writeCPUTable(w); err != nil {
+		return err
+	}
 	for _, m := range r.Memory {
 		fmt.Fprintf(w, "\nmemory of dynapi %s with %d objects stored: VmRSS %s, VmHWM %s", m.Server, r.Objects, mib(m.RSSBytes), mib(m.HWMBytes))
 	}
@@ -78,6 +82,32 @@ func (r *report) writeTable(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "\nfailed operations: %d\n", r.failures())
 	return err
+}
+
+// writeCPUTable prints the CPU time per operation of the phases that have
+// it: of the tool itself, the dynapi servers and PostgreSQL (all its
+// processes), for the dynapi run and for the baseline.
+func (r *report) writeCPUTable(w io.Writer) error {
+	if !slices.ContainsFunc(r.Rows, func(x row) bool { return x.Dynapi.CPU != nil }) {
+		return nil
+	}
+	fmt.Fprintln(w, "\nCPU per operation (µs; total: of the parts shown, -: unknown):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "phase\ttool\tdynapi\tpostgres\ttotal\traw tool\traw postgres\traw total\t")
+	for _, x := range r.Rows {
+		c := x.Dynapi.CPU
+		if c == nil {
+			continue
+		}
+		rawTool, rawPG, rawTotal := "-", "-", "-"
+		if x.Raw != nil && x.Raw.CPU != nil {
+			rc := x.Raw.CPU
+			rawTool, rawPG, rawTotal = micros(rc.ToolUs), micros(rc.PostgresUs), micros(&rc.TotalUs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", x.Phase, micros(c.ToolUs), micros(c.DynapiUs),
+			micros(c.PostgresUs), micros(&c.TotalUs), rawTool, rawPG, rawTotal)
+	}
+	return tw.Flush()
 }
 
 // rowJSON is a row as -json prints it: durations in milliseconds.
@@ -90,6 +120,7 @@ type rowJSON struct {
 	OpsPerSec float64          `json:"opsPerSec"`
 	P50Ms     float64          `json:"p50Ms"`
 	P99Ms     float64          `json:"p99Ms"`
+	CPU       *cpuUse          `json:"cpu,omitempty"` // per operation
 	Raw       *measurementJSON `json:"raw,omitempty"`
 	Ratio     float64          `json:"ratio,omitempty"`
 }
@@ -100,16 +131,17 @@ type measurementJSON struct {
 	OpsPerSec float64 `json:"opsPerSec"`
 	P50Ms     float64 `json:"p50Ms"`
 	P99Ms     float64 `json:"p99Ms"`
+	CPU       *cpuUse `json:"cpu,omitempty"` // per operation
 }
 
 // MarshalJSON prints a row without its latency samples.
 func (x row) MarshalJSON() ([]byte, error) {
 	m := x.Dynapi
 	out := rowJSON{Phase: x.Phase, Clients: x.Clients, Ops: m.Ops, Errors: m.Errors, Seconds: m.Elapsed.Seconds(),
-		OpsPerSec: m.OpsPerSec(), P50Ms: msFloat(m.Percentile(50)), P99Ms: msFloat(m.Percentile(99)), Ratio: x.ratio()}
+		OpsPerSec: m.OpsPerSec(), P50Ms: msFloat(m.Percentile(50)), P99Ms: msFloat(m.Percentile(99)), CPU: m.CPU, Ratio: x.ratio()}
 	if r := x.Raw; r != nil {
 		out.Raw = &measurementJSON{Ops: r.Ops, Errors: r.Errors, OpsPerSec: r.OpsPerSec(),
-			P50Ms: msFloat(r.Percentile(50)), P99Ms: msFloat(r.Percentile(99))}
+			P50Ms: msFloat(r.Percentile(50)), P99Ms: msFloat(r.Percentile(99)), CPU: r.CPU}
 	}
 	return json.Marshal(out)
 }
@@ -136,6 +168,14 @@ func rate(opsPerSec float64) string {
 
 // ms formats a latency in milliseconds.
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", msFloat(d)) }
+
+// micros formats microseconds like a rate, "-" for unknown.
+func micros(us *float64) string {
+	if us == nil {
+		return "-"
+	}
+	return rate(*us)
+}
 
 // mib formats a byte count in MiB.
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

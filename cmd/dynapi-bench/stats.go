@@ -18,6 +18,7 @@ type measurement struct {
 	Latencies []time.Duration // sorted
 	Errors    int
 	FirstErr  error
+	CPU       *cpuUse // nil: not metered
 }
 
 // OpsPerSec is the throughput over the phase's wall-clock time.

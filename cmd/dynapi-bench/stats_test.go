@@ -61,10 +61,13 @@ func TestParallel(t *testing.T) {
 }
 
 func TestWriteTable(t *testing.T) {
-	raw := measurement{Ops: 100, Elapsed: time.Second / 4, Latencies: []time.Duration{time.Millisecond}}
+	us := func(v float64) *float64 { return &v }
+	raw := measurement{Ops: 100, Elapsed: time.Second / 4, Latencies: []time.Duration{time.Millisecond},
+		CPU: &cpuUse{ToolUs: us(12), PostgresUs: us(34), TotalUs: 46}}
+	cpu := &cpuUse{ToolUs: us(111), DynapiUs: us(222), TotalUs: 333}
 	r := report{Objects: 100, Clients: 4, Size: 1200, Database: "test",
 		Rows: []row{
-			{Phase: "create", Clients: 4, Dynapi: measurement{Ops: 100, Elapsed: time.Second, Latencies: []time.Duration{2 * time.Millisecond}}, Raw: &raw},
+			{Phase: "create", Clients: 4, Dynapi: measurement{Ops: 100, Elapsed: time.Second, Latencies: []time.Duration{2 * time.Millisecond}, CPU: cpu}, Raw: &raw},
 			{Phase: "watch A→B", Clients: 4, Dynapi: measurement{Ops: 100, Elapsed: time.Second, Errors: 1}},
 		},
 		Memory: []memory{{Server: "A", RSSBytes: 30 << 20, HWMBytes: 40 << 20}}}
@@ -72,7 +75,8 @@ func TestWriteTable(t *testing.T) {
 	if err := r.writeTable(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ratio", "create", "2.00ms", "400", "0.25", "watch A→B", "VmRSS 30.0 MiB, VmHWM 40.0 MiB", "failed operations: 1"} {
+	for _, want := range []string{"ratio", "create", "2.00ms", "400", "0.25", "watch A→B", "VmRSS 30.0 MiB, VmHWM 40.0 MiB", "failed operations: 1",
+		"CPU per operation", "raw postgres", "create  111   222     -         333    12.0      34.0          46.0"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

@@ -43,7 +43,7 @@ func (b *bench) watch(ctx context.Context) {
 		defer wt.close()
 		watchers = append(watchers, wt)
 	}
-	patches := parallel(ctx, c, writes, timed(func(ctx context.Context, k int) error {
+	patches := b.measure(ctx, c, writes, timed(func(ctx context.Context, k int) error {
 		clock.send(k)
 		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"%d"}}}`, seqAnnotation, k)
 		_, err := b.load().do(ctx, http.MethodPatch, b.widgets.path(k%n), "application/merge-patch+json", patch, http.StatusOK)

@@ -94,6 +94,11 @@ func (s *Server) URL() string {
 	return u.String()
 }
 
+// PID returns the process ID of the postmaster, the server's first
+// process: every other process of the server (a backend per connection, the
+// checkpointer, the WAL writer, ...) is its child. It stays valid until Stop.
+func (s *Server) PID() int { return s.proc.Pid }
+
 // Stop shuts the server down (fast shutdown: open sessions are ended), waits
 // for it to exit, and removes its socket directory and, for an Ephemeral
 // server, its data. It is safe to call more than once.

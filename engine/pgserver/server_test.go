@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,22 @@ func TestStartFailureShowsLog(t *testing.T) {
 	}
 	if got := psql(t, s, "select 1"); got != "1" {
 		t.Errorf("first server after the failed start: %q", got)
+	}
+}
+
+// TestPID checks that PID names the postmaster, as its postmaster.pid does.
+func TestPID(t *testing.T) {
+	s, err := Start(t.Context(), Options{Ephemeral: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	data, err := os.ReadFile(filepath.Join(s.dataDir, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	if want := strconv.Itoa(s.PID()); first != want || s.PID() <= 0 {
+		t.Errorf("PID() = %d; postmaster.pid names %q", s.PID(), first)
 	}
 }
