@@ -11,6 +11,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/sjson"
 )
@@ -193,4 +194,83 @@ func TestBatchesUnderLoad(t *testing.T) {
 	if want := float64(clients*each + 1); statements["write"] != want || statements["read"] != clients*each {
 		t.Errorf("statements counted by kind = %v; want write %v, read %d", statements, want, clients*each)
 	}
+}
+
+// TestBatchStuckOnALockHoldsUpNothingElse: a write waiting for a row lock
+// that another transaction holds does not hold up the process's writes
+// sent after it, which go in batches beside it.
+func TestBatchStuckOnALockHoldsUpNothingElse(t *testing.T) {
+	url := pgtest.Open(t)
+	s := openStore(t, url)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	locked := mustCreate(t, s, newObject(pipes, "default", "locked", nil))
+
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT FROM objects WHERE name = 'locked' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+
+	stuck := make(chan error, 1)
+	go func() {
+		_, err := s.Delete(ctx, locked.Key, 0)
+		stuck <- err
+	}()
+	// Statements sent in one batch share its wait; those sent after the
+	// stuck one must not.
+	waitForLockWait(t, url)
+	for _, name := range []string{"free-1", "free-2"} {
+		done := make(chan error, 1)
+		go func() { _, err := s.Create(ctx, newObject(pipes, "default", name, nil)); done <- err }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Create(%s): %v", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Create(%s) waited behind a write stuck on a row lock", name)
+		}
+	}
+	select {
+	case err := <-stuck:
+		t.Fatalf("Delete of the locked object returned while the lock was held: %v", err)
+	default:
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-stuck; err != nil {
+		t.Errorf("Delete after the lock was released: %v", err)
+	}
+}
+
+// waitForLockWait waits until a session of the database at url waits for a lock.
+func waitForLockWait(t *testing.T, url string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var waiting int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return
+		}
+	}
+	t.Fatal("no statement waits for the row lock")
 }

@@ -141,15 +141,11 @@ const backgroundConns = 3
 func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop, s.closed = stop, ctx.Done()
-	// One worker per two cores for each. Measured with 16 clients on two
-	// cores (one worker each): 3,650 creates and 18,100 gets/s; with two
-	// workers, 3,400 and 16,800; with four, 3,170 and 15,300. More
-	// workers send smaller batches; the statements wait for the round
-	// trip either way.
+	// The pool has 4 connections per core: each batcher may take half.
 	sizes := newBatchSizes(s.opts.Metrics)
-	workers := max(1, runtime.GOMAXPROCS(0)/2)
-	writes := newBatcher(s.pool, workers, sizes.WithLabelValues("write"))
-	reads := newBatcher(s.pool, workers, sizes.WithLabelValues("read"))
+	maxInFlight := max(1, int(s.pool.Config().MaxConns)/2)
+	writes := newBatcher(s.pool, maxInFlight, sizes.WithLabelValues("write"))
+	reads := newBatcher(s.pool, maxInFlight, sizes.WithLabelValues("read"))
 	s.writes, s.reads = writes, reads
 	s.running.Go(func() { writes.run(ctx) })
 	s.running.Go(func() { reads.run(ctx) })
