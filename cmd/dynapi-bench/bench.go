@@ -27,7 +27,7 @@ type bench struct {
 }
 
 // newBench prepares a run against cl in a fresh namespace.
-func newBench(cfg config, cl *cluster, progress io.Writer) *bench {
+func newBench(cfg config, cl *cluster, progress io.Writer) (*bench, error) {
 	b := &bench{cfg: cfg, servers: cl.servers, progress: progress,
 		widgets: newWidgets("bench-"+randomHex(), cfg.Size),
 		report:  report{Objects: cfg.Objects, Clients: cfg.Clients, Size: cfg.Size}}
@@ -35,9 +35,13 @@ func newBench(cfg config, cl *cluster, progress io.Writer) *bench {
 	b.rawCPU = b.cpu.withoutServers()
 	transport := newTransport(cfg.Clients)
 	for _, s := range cl.servers {
-		b.clients = append(b.clients, client{base: s.url, http: &http.Client{Transport: transport}})
+		c, err := newServerClient(s.url, transport)
+		if err != nil {
+			return nil, err
+		}
+		b.clients = append(b.clients, c)
 	}
-	return b
+	return b, nil
 }
 
 // load is the client of the server that takes the load.

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"time"
@@ -14,14 +12,24 @@ import (
 // takes seconds.
 const requestTimeout = 2 * time.Minute
 
-// client sends requests to one dynapi server.
+// client sends requests to one dynapi server: one at a time per
+// connection, over as many kept-alive connections as there are requests
+// in flight.
 type client struct {
-	base string // server URL, without a trailing slash
-	http *http.Client
+	base string       // server URL, without a trailing slash
+	wire *wire        // requests
+	http *http.Client // watches, which stream
 }
 
-// newTransport keeps a connection per client open to each server, so that
-// the benchmark measures requests, not TCP handshakes.
+func newServerClient(base string, transport http.RoundTripper) (client, error) {
+	w, err := newWire(base)
+	if err != nil {
+		return client{}, err
+	}
+	return client{base: base, wire: w, http: &http.Client{Transport: transport}}, nil
+}
+
+// newTransport keeps a connection per watch open to each server.
 func newTransport(clients int) *http.Transport {
 	return &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
@@ -32,35 +40,17 @@ func newTransport(clients int) *http.Transport {
 	}
 }
 
-// newClient returns an HTTP client for clients concurrent users.
-func newClient(clients int) *http.Client {
-	return &http.Client{Transport: newTransport(clients)}
-}
-
 // do sends a request and returns the response body; a status other than
 // want is an error that quotes the body.
 func (c client) do(ctx context.Context, method, path, contentType string, body []byte, want int) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
+	code, out, err := c.wire.do(ctx, method, path, contentType, body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: read body: %w", method, path, err)
-	}
-	if resp.StatusCode != want {
-		return nil, fmt.Errorf("%s %s: %s: %.300s", method, path, resp.Status, out)
+	if code != want {
+		return nil, fmt.Errorf("%s %s: %d %s: %.300s", method, path, code, http.StatusText(code), out)
 	}
 	return out, nil
 }

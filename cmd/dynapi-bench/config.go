@@ -85,8 +85,8 @@ func parseServers(list string) ([]string, error) {
 	var out []string
 	for _, s := range strings.Split(list, ",") {
 		u, err := url.Parse(strings.TrimSpace(s))
-		if err != nil || u.Scheme != "http" && u.Scheme != "https" {
-			return nil, fmt.Errorf("-servers: %q is not an http(s) URL", s)
+		if err != nil || u.Scheme != "http" {
+			return nil, fmt.Errorf("-servers: %q is not an http URL", s)
 		}
 		if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
 			return nil, fmt.Errorf("-servers: %q is not on loopback", s)

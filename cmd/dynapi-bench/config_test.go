@@ -27,7 +27,7 @@ func TestParseConfig(t *testing.T) {
 				Phases:  map[string]bool{"create": true, "get": true, "watch": true}, JSON: true}},
 		{name: "unknown phase", args: []string{"-phases", "get,fly"}, wantErr: `unknown phase "fly"`},
 		{name: "remote server", args: []string{"-servers", "http://10.0.0.1:8080"}, wantErr: "not on loopback"},
-		{name: "not a URL", args: []string{"-servers", "127.0.0.1:8080"}, wantErr: "not an http(s) URL"},
+		{name: "not a URL", args: []string{"-servers", "127.0.0.1:8080"}, wantErr: "not an http URL"},
 		{name: "no objects", args: []string{"-n", "0"}, wantErr: "-n must be at least 1"},
 		{name: "no clients", args: []string{"-c", "0"}, wantErr: "-c must be at least 1"},
 		{name: "tiny objects", args: []string{"-size", "10"}, wantErr: "-size must be at least"},

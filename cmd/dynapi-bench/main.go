@@ -52,7 +52,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	defer func() { err = errors.Join(err, cl.close()) }()
-	b := newBench(cfg, cl, stderr)
+	b, err := newBench(cfg, cl, stderr)
+	if err != nil {
+		return err
+	}
 	b.report.Database = cl.describeDatabase()
 	if cfg.Phases["raw"] && cl.databaseURL != "" {
 		if b.raw, err = postgres.OpenBaseline(ctx, cl.databaseURL); err != nil {

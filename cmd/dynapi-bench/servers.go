@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,7 +167,10 @@ func freeAddr() (string, error) {
 
 // waitReady polls /readyz until it answers 200.
 func (s *server) waitReady(ctx context.Context) error {
-	c := client{base: s.url, http: newClient(1)}
+	c, err := newServerClient(s.url, http.DefaultTransport)
+	if err != nil {
+		return err
+	}
 	deadline := time.After(readyTimeout)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
