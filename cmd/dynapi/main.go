@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -29,6 +30,17 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// tuneGC applies the garbage collector's settings of cfg, if any.
+func tuneGC(cfg Config, logger *slog.Logger) {
+	if cfg.GCPercent != 0 {
+		debug.SetGCPercent(cfg.GCPercent)
+	}
+	if cfg.MemoryLimit != 0 {
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
+	logger.Info("garbage collector", "gc_percent", cfg.GCPercent, "memory_limit", cfg.MemoryLimit)
 }
 
 // errReported is returned by a subcommand that has already told the user.
@@ -51,6 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cmd == "migrate" {
 		return migrate(ctx, cfg, logger, stdout)
 	}
+	tuneGC(cfg, logger)
 	m := &Main{Config: cfg, Logger: logger}
 	if err := m.Run(ctx); err != nil {
 		return errors.Join(err, m.Close())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/watch"
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -82,4 +83,22 @@ func InOneBatch(s *Store, taken func(), fns ...func()) {
 	}
 	b.send(context.Background(), calls)
 	wg.Wait()
+}
+
+// Interest is what the watchers of s want now.
+func Interest(s *Store) watch.Interest { return s.events.Interest() }
+
+// PolledBodies reads the log after rv as the poller of a process whose
+// watchers want in does, and reports for each object name whether its
+// event came with its body.
+func PolledBodies(ctx context.Context, s *Store, rv int64, in watch.Interest) (map[string]bool, error) {
+	b, err := s.poller.read(ctx, rv, in)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, r := range b.rows {
+		out[r.name] = r.body != nil
+	}
+	return out, nil
 }

@@ -48,6 +48,10 @@ type poller struct {
 	kicks  chan struct{} // a write or a notification: read the log now
 	fillTo atomic.Int64  // a list waits for every resourceVersion up to it
 	ready  chan struct{} // closed once W is known
+	wanted struct {      // the resource columns of the last Interest read with
+		gen     uint64
+		columns []string
+	}
 }
 
 func newPoller(pool *pgxpool.Pool, events *watch.Broadcaster, log *slog.Logger) *poller {

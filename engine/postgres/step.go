@@ -5,15 +5,22 @@ import (
 	"fmt"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/watch"
 )
 
 // pollSQL reads the log after W ($1), with the compaction horizon and the
 // sequence's value, in one snapshot. The LEFT JOIN returns one row of
-// NULL events when the log has nothing after W.
+// NULL events when the log has nothing after W. Bodies come only for the
+// resources the process's watchers want ($3 lists them, $4: all of them):
+// the others' rows only say that their resourceVersions are resolved.
 const pollSQL = `
 SELECT c.horizon, CASE WHEN s.is_called THEN s.last_value ELSE 0 END, e.*
 FROM compaction c CROSS JOIN resource_version s LEFT JOIN LATERAL (
-	SELECT ` + logColumns + ` FROM events
+	SELECT resource_version, resource, namespace, name, type,
+		CASE WHEN wanted THEN body END, CASE WHEN wanted THEN prev_body END,
+		coalesce(stored_version, ''), coalesce(prev_stored_version, ''),
+		CASE WHEN wanted THEN remainder END, CASE WHEN wanted THEN prev_remainder END
+	FROM events, LATERAL (SELECT $4 OR resource = ANY($3::text[]) AS wanted) w
 	WHERE resource_version > $1 ORDER BY resource_version LIMIT $2
 ) e ON true`
 
@@ -38,7 +45,8 @@ const fetchSQL = `SELECT ` + logColumns + ` FROM events WHERE resource_version =
 // it. It reports whether more may follow at once.
 func (p *poller) step(ctx context.Context) (bool, error) {
 	w := p.events.ResourceVersion()
-	b, err := p.read(ctx, w)
+	in := p.events.Interest() // before the read: see watch.Interest
+	b, err := p.read(ctx, w, in)
 	if err != nil {
 		return false, err
 	}
@@ -66,7 +74,7 @@ func (p *poller) step(ctx context.Context) (bool, error) {
 		}
 		b.rows = mergeRows(b.rows, resolved)
 	}
-	p.publish(w, b.rows)
+	p.publish(in, w, b.rows)
 	return full || len(missing) > 0, nil
 }
 
@@ -76,9 +84,9 @@ type batch struct {
 	rows         []logRow
 }
 
-// read runs pollSQL after w.
-func (p *poller) read(ctx context.Context, w int64) (batch, error) {
-	rows, err := p.pool.Query(ctx, pollSQL, w, pollBatch)
+// read runs pollSQL after w, with bodies for what in wants.
+func (p *poller) read(ctx context.Context, w int64, in watch.Interest) (batch, error) {
+	rows, err := p.pool.Query(ctx, pollSQL, w, pollBatch, p.columns(in), in.All())
 	if err != nil {
 		return batch{}, fmt.Errorf("read events: %w", err)
 	}
@@ -161,17 +169,31 @@ func mergeRows(a, b []logRow) []logRow {
 // hole, and moves W to the last of them. (A resourceVersion can still be
 // missing after resolve if the log was compacted meanwhile: the next step
 // will tell.)
-func (p *poller) publish(w int64, rows []logRow) {
+func (p *poller) publish(in watch.Interest, w int64, rows []logRow) {
 	var events []engine.Event
 	next := w + 1
 	for _, r := range rows {
 		if r.rv != next {
 			break
 		}
-		if r.typ != gapType {
+		if r.typ != gapType && in.Wants(parseResource(r.resource)) {
 			events = append(events, r.event())
 		}
 		next++
 	}
-	p.events.Publish(events, next-1)
+	p.events.Publish(in, events, next-1)
+}
+
+// columns returns the resource column values of what in wants, made once
+// per generation of the Interest.
+func (p *poller) columns(in watch.Interest) []string {
+	if p.wanted.gen == in.Generation() && p.wanted.columns != nil {
+		return p.wanted.columns
+	}
+	cols := make([]string, 0, len(in.Resources()))
+	for gr := range in.Resources() {
+		cols = append(cols, resourceColumn(gr))
+	}
+	p.wanted.gen, p.wanted.columns = in.Generation(), cols
+	return cols
 }

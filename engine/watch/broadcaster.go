@@ -36,12 +36,16 @@ type Broadcaster struct {
 	replay Replayer
 	buffer int
 
-	mu      sync.RWMutex
-	ring    *ring
-	rv      int64         // watermark: every event up to rv was published
-	changed chan struct{} // closed and replaced whenever rv moves
-	subs    map[*subscriber]struct{}
-	closed  bool
+	mu       sync.RWMutex
+	ring     *ring
+	rv       int64         // watermark: every event up to rv was published
+	changed  chan struct{} // closed and replaced whenever rv moves
+	subs     map[*subscriber]struct{}
+	closed   bool
+	wanted   map[engine.GroupResource]*wanted // what subscribers asked for; the zero key: everything
+	gen      uint64                           // grows at each new entry of wanted
+	interest Interest                         // wanted, as handed to the storage
+	partial  int64                            // the watermark of the last Publish that left resources out
 }
 
 // New returns a Broadcaster whose history up to start is only in the
@@ -57,14 +61,18 @@ func New(start int64, replay Replayer, opts Options) *Broadcaster {
 		opts.Buffer = 64
 	}
 	return &Broadcaster{replay: replay, buffer: opts.Buffer, ring: newRing(opts.MaxEvents, opts.MaxBytes, start),
-		rv: start, changed: make(chan struct{}), subs: map[*subscriber]struct{}{}}
+		rv: start, changed: make(chan struct{}), subs: map[*subscriber]struct{}{},
+		wanted: map[engine.GroupResource]*wanted{}}
 }
 
 // Publish appends events, which must be newer than the watermark and in
 // resourceVersion order, and moves the watermark to upTo (at least the
 // last event's resourceVersion): the history up to upTo is then complete.
-// Events are shared by every subscriber: nobody may modify their bodies.
-func (b *Broadcaster) Publish(events []engine.Event, upTo int64) {
+// The events must be all those up to upTo of the resources in, an Interest
+// taken before they were read, wants; others may be left out (Everything:
+// none is). Events are shared by every subscriber: nobody may modify their
+// bodies.
+func (b *Broadcaster) Publish(in Interest, events []engine.Event, upTo int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, ev := range events {
@@ -73,6 +81,7 @@ func (b *Broadcaster) Publish(events []engine.Event, upTo int64) {
 	if upTo > b.rv {
 		b.rv = upTo
 	}
+	b.publishedLocked(in, b.rv)
 	b.wakeLocked()
 }
 

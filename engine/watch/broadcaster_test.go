@@ -66,7 +66,7 @@ func publish(b *Broadcaster, h *history, rvs ...int64) {
 		evs = append(evs, event(pipes, "a", rv))
 	}
 	h.add(evs...)
-	b.Publish(evs, rvs[len(rvs)-1])
+	b.Publish(Everything, evs, rvs[len(rvs)-1])
 }
 
 // receive reads n events from ch, failing after a second.
@@ -133,7 +133,7 @@ func TestSubscribeFilters(t *testing.T) {
 	b := New(0, h.replay, Options{})
 	defer b.Close()
 	evs := []engine.Event{event(pipes, "a", 1), event(valves, "a", 2), event(pipes, "b", 3), event(pipes, "a", 4)}
-	b.Publish(evs, 5)
+	b.Publish(Everything, evs, 5)
 	tests := []struct {
 		name string
 		opts engine.WatchOptions

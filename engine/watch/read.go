@@ -8,8 +8,11 @@ type readResult struct {
 	pos    int64          // the subscriber's new position: everything up to it was read
 	more   bool           // stopped because the batch was full
 	behind bool           // the ring no longer holds the events after the position; pos is the watermark
-	wake   <-chan struct{}
-	err    error // the Broadcaster dropped the subscriber
+	// unpublished: the storage left the events after the position out (no
+	// subscriber wanted them then); pos is the watermark
+	unpublished bool
+	wake        <-chan struct{}
+	err         error // the Broadcaster dropped the subscriber
 }
 
 // read copies into batch (up to its capacity) the events of s newer than pos.
@@ -22,6 +25,10 @@ func (b *Broadcaster) read(s *subscriber, pos int64, batch []engine.Event) readR
 	}
 	if pos < b.ring.floor {
 		r.behind = true
+		return r
+	}
+	if pos < b.sinceLocked(s) {
+		r.unpublished = true
 		return r
 	}
 	for i := b.ring.after(pos); i < b.ring.n; i++ {

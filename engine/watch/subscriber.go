@@ -43,6 +43,7 @@ func (b *Broadcaster) Subscribe(ctx context.Context, opts engine.WatchOptions) <
 		cancel(errClosed)
 	} else {
 		b.subs[s] = struct{}{}
+		b.wantLocked(opts.Resource)
 	}
 	go b.serve(ctx, s)
 	return s.out
@@ -72,7 +73,7 @@ func (b *Broadcaster) serve(ctx context.Context, s *subscriber) {
 			// keep up would only move the pile-up to the database.
 			s.fail(ctx, errTooSlow)
 			return
-		case r.behind:
+		case r.behind || r.unpublished:
 			if err := b.catchUp(ctx, s, pos, r.pos); err != nil {
 				s.fail(ctx, err)
 				return
