@@ -51,6 +51,7 @@ func Compile(openAPIV3Schema []byte) (*Schema, error) {
 		raw:       bytes.Clone(openAPIV3Schema),
 		root:      root,
 		validator: validator,
+		quick:     compileQuick(out),
 		doc:       gjson.ParseBytes(doc),
 		rules:     t.rules,
 	}, nil

@@ -19,6 +19,7 @@ type Schema struct {
 	raw       []byte
 	root      *node
 	validator *jsonschema.Schema
+	quick     *quick       // decides most valid objects without the validator
 	doc       gjson.Result // the translated document, to phrase errors
 	rules     []RuleSet
 }

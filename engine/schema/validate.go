@@ -22,6 +22,9 @@ import (
 // valid JSON, already pruned and defaulted.
 func (s *Schema) Validate(obj []byte) []engine.FieldError {
 	root := gjson.ParseBytes(obj)
+	if s.quick.valid(root) {
+		return nil
+	}
 	return validate(s.validator, causes{doc: s.doc, obj: root}, goValue(root))
 }
 
@@ -35,6 +38,9 @@ func (s *Schema) Validate(obj []byte) []engine.FieldError {
 // problem inside a list is tolerated only when the whole list is unchanged.
 func (s *Schema) ValidateUpdate(obj, old []byte) []engine.FieldError {
 	root := gjson.ParseBytes(obj)
+	if s.quick.valid(root) {
+		return nil
+	}
 	return validate(s.validator, causes{doc: s.doc, obj: root, old: gjson.ParseBytes(old)}, goValue(root))
 }
 
