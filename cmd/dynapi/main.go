@@ -32,15 +32,12 @@ func main() {
 	}
 }
 
-// tuneGC applies the garbage collector's settings of cfg, if any.
+// tuneGC applies the garbage collector's setting of cfg, if any.
 func tuneGC(cfg Config, logger *slog.Logger) {
 	if cfg.GCPercent != 0 {
 		debug.SetGCPercent(cfg.GCPercent)
+		logger.Info("garbage collector", "gogc", cfg.GCPercent)
 	}
-	if cfg.MemoryLimit != 0 {
-		debug.SetMemoryLimit(cfg.MemoryLimit)
-	}
-	logger.Info("garbage collector", "gc_percent", cfg.GCPercent, "memory_limit", cfg.MemoryLimit)
 }
 
 // errReported is returned by a subcommand that has already told the user.

@@ -142,16 +142,16 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{EventRetention: 5 * time.Minute, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
-		SchemaChangePolicy: "report", GCPercent: 400, MemoryLimit: 128 << 20}
+		SchemaChangePolicy: "report", GCPercent: 200}
 	if cfg != want {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
 	}
-	env = map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"} // Go applied them already
+	env = map[string]string{"GOGC": "100"} // Go applied it already
 	if cfg, err = parseConfig("serve", nil, func(k string) string { return env[k] }, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.GCPercent != 0 || cfg.MemoryLimit != 0 {
-		t.Fatalf("with GOGC and GOMEMLIMIT set: GCPercent %d, MemoryLimit %d; want both left to them (0)", cfg.GCPercent, cfg.MemoryLimit)
+	if cfg.GCPercent != 0 {
+		t.Fatalf("with GOGC set: GCPercent %d; want it left to GOGC (0)", cfg.GCPercent)
 	}
 	if _, err := parseConfig("serve", []string{"--tls-cert-file", "c"}, func(string) string { return "" }, io.Discard); err == nil {
 		t.Fatal("a certificate without a key was accepted")
