@@ -41,10 +41,9 @@ func newTransport(clients int) *http.Transport {
 }
 
 // do sends a request and returns the response body; a status other than
-// want is an error that quotes the body.
+// want is an error that quotes the body. The request ends at ctx's
+// deadline, or requestTimeout.
 func (c client) do(ctx context.Context, method, path, contentType string, body []byte, want int) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
 	code, out, err := c.wire.do(ctx, method, path, contentType, body)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)

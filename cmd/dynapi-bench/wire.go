@@ -33,6 +33,8 @@ type wireConn struct {
 	conn net.Conn
 	r    *bufio.Reader
 	req  []byte // the request being written, kept to reuse its memory
+	// deadline is the connection's read and write deadline.
+	deadline time.Time
 }
 
 // maxIdle is the most connections a wire keeps open between requests: one
@@ -53,15 +55,20 @@ func (w *wire) do(ctx context.Context, method, path, contentType string, body []
 	if err != nil {
 		return 0, nil, err
 	}
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(requestTimeout)
-	}
-	if err := c.conn.SetDeadline(deadline); err != nil {
+	if err := c.bound(); err != nil {
 		c.conn.Close()
 		return 0, nil, err
 	}
+	// A ctx that ends (Ctrl-C, a deadline) ends the request; the
+	// connection is closed after.
+	stop := context.AfterFunc(ctx, func() { c.conn.SetDeadline(time.Unix(1, 0)) })
 	code, out, keep, err := c.roundTrip(w.host, method, path, contentType, body)
+	if !stop() {
+		keep = false // its deadline is in the past
+	}
+	if err != nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
 	if err != nil || !keep {
 		c.conn.Close()
 		return code, out, err
@@ -82,6 +89,20 @@ func (w *wire) get(ctx context.Context) (*wireConn, error) {
 		return nil, err
 	}
 	return &wireConn{conn: conn, r: bufio.NewReaderSize(conn, 32<<10)}, nil
+}
+
+// bound keeps the connection's deadline requestTimeout ahead. Why not
+// at every request: setting a deadline moves a runtime timer, a cost the
+// tool would pay thousands of times a second; a deadline more than half a
+// timeout away bounds the request well enough. A ctx that ends earlier
+// ends the request through do's AfterFunc.
+func (c *wireConn) bound() error {
+	now := time.Now()
+	if c.deadline.Sub(now) > requestTimeout/2 {
+		return nil
+	}
+	c.deadline = now.Add(requestTimeout)
+	return c.conn.SetDeadline(c.deadline)
 }
 
 // put keeps c for the next request, or closes it when enough are idle.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestReadResponse(t *testing.T) {
@@ -130,5 +132,30 @@ func TestWireAgainstNetHTTP(t *testing.T) {
 func TestNewWireRefusesHTTPS(t *testing.T) {
 	if _, err := newWire("https://127.0.0.1:8443"); err == nil || !strings.Contains(err.Error(), "plain http") {
 		t.Fatalf("error = %v, want one about plain http", err)
+	}
+}
+
+// TestWireEndsWithContext: a request to a server that does not answer ends
+// when its context does, and its connection is not reused.
+func TestWireEndsWithContext(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	w, err := newWire(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, _, err := w.do(ctx, "GET", "/", "", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error = %v, want the context's", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("returned after %s", waited)
+	}
+	if len(w.idle) != 0 {
+		t.Fatal("the connection of the abandoned request was kept")
 	}
 }
