@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -98,5 +99,20 @@ func TestMigrateFailureRollsBack(t *testing.T) {
 	fsys["9002_bad.sql"] = &fstest.MapFile{Data: []byte("CREATE TABLE half (id int);")}
 	if err := migrate(t, url, fsys); err != nil {
 		t.Errorf("Migrate after the fix: %v", err)
+	}
+}
+
+// TestLabelIndexesKeepShortPendingLists: selectors scan a GIN index's whole
+// pending list, so the label indexes keep it short (0004_gin_pending_list.sql).
+func TestLabelIndexesKeepShortPendingLists(t *testing.T) {
+	url := pgtest.Open(t)
+	if err := openStore(t, url).Migrate(context.Background(), migrations.FS); err != nil {
+		t.Fatal(err)
+	}
+	got := queryStrings(t, url, `SELECT relname || ' ' || array_to_string(reloptions, ',') FROM pg_class
+		WHERE relname IN ('objects_labels', 'objects_label_keys') ORDER BY relname`)
+	want := "[objects_label_keys gin_pending_list_limit=512 objects_labels gin_pending_list_limit=512]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("label index options = %v; want %s", got, want)
 	}
 }

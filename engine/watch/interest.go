@@ -37,7 +37,8 @@ func (in Interest) Wants(gr engine.GroupResource) bool {
 	return in.all || ok
 }
 
-// Resources returns the wanted resources (not all of them when All).
+// Resources returns the wanted resources (not all of them when All), to
+// read only: the map is shared.
 func (in Interest) Resources() map[engine.GroupResource]struct{} { return in.resources }
 
 // Generation identifies the Interest: it grows whenever a resource is added.
