@@ -46,7 +46,7 @@ const fetchSQL = `SELECT ` + logColumns + ` FROM events WHERE resource_version =
 func (p *poller) step(ctx context.Context) (bool, error) {
 	w := p.events.ResourceVersion()
 	in := p.events.Interest() // before the read: see watch.Interest
-	b, err := p.read(ctx, w, in)
+	b, err := p.read(ctx, w, p.columns(in), in.All())
 	if err != nil {
 		return false, err
 	}
@@ -84,9 +84,10 @@ type batch struct {
 	rows         []logRow
 }
 
-// read runs pollSQL after w, with bodies for what in wants.
-func (p *poller) read(ctx context.Context, w int64, in watch.Interest) (batch, error) {
-	rows, err := p.pool.Query(ctx, pollSQL, w, pollBatch, p.columns(in), in.All())
+// read runs pollSQL after w, with bodies for the resources (resource
+// column values) wanted, or for all.
+func (p *poller) read(ctx context.Context, w int64, wanted []string, all bool) (batch, error) {
+	rows, err := p.pool.Query(ctx, pollSQL, w, pollBatch, wanted, all)
 	if err != nil {
 		return batch{}, fmt.Errorf("read events: %w", err)
 	}
@@ -184,16 +185,20 @@ func (p *poller) publish(in watch.Interest, w int64, rows []logRow) {
 	p.events.Publish(in, events, next-1)
 }
 
-// columns returns the resource column values of what in wants, made once
-// per generation of the Interest.
+// columns returns resourceColumns(in), made once per generation of the
+// Interest. Only the poller's goroutine calls it.
 func (p *poller) columns(in watch.Interest) []string {
-	if p.wanted.gen == in.Generation() && p.wanted.columns != nil {
-		return p.wanted.columns
+	if p.wanted.gen != in.Generation() || p.wanted.columns == nil {
+		p.wanted.gen, p.wanted.columns = in.Generation(), resourceColumns(in)
 	}
+	return p.wanted.columns
+}
+
+// resourceColumns returns the resource column values of what in wants.
+func resourceColumns(in watch.Interest) []string {
 	cols := make([]string, 0, len(in.Resources()))
 	for gr := range in.Resources() {
 		cols = append(cols, resourceColumn(gr))
 	}
-	p.wanted.gen, p.wanted.columns = in.Generation(), cols
 	return cols
 }
