@@ -46,6 +46,8 @@ func TestKubectl(t *testing.T) {
 	}{
 		{[]string{"api-versions"}, []string{"shop.example.com/v1", "shop.example.com/v1beta1", "labs.example.com/v1alpha1", "v1"}},
 		{[]string{"api-resources"}, []string{"widgets", "wg", "shop.example.com/v1", "Widget", "namespaces", "ns", "warehouses"}},
+		// What informers and controllers look for: resources they can list and watch.
+		{[]string{"api-resources", "--verbs=list,watch", "-o", "name"}, []string{"widgets.shop.example.com", "namespaces"}},
 		{[]string{"create", "namespace", "tour"}, []string{"namespace/tour created"}},
 		{[]string{"create", "-f", "testdata/kubectl/widget.yaml"}, []string{"widget.shop.example.com/hello created"}},
 		{[]string{"get", "widgets.shop.example.com", "-n", "tour"}, []string{"hello"}},

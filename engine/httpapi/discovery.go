@@ -54,7 +54,7 @@ type (
 )
 
 // resourceVerbs are the verbs every served resource supports.
-var resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update"}
+var resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
 // statusVerbs are the verbs of a status subresource.
 var statusVerbs = []string{"get", "patch", "update"}
