@@ -61,8 +61,9 @@ func (b *Broadcaster) Interest() Interest {
 	return b.interest
 }
 
-// wantLocked records that a subscriber asked for gr: from the watermark
-// on, Publish brings its events.
+// wantLocked records that a subscriber asked for gr: the storage's next
+// reads bring its events; those the ring lacks (up to since) come from the
+// storage's history.
 func (b *Broadcaster) wantLocked(gr engine.GroupResource) {
 	if _, ok := b.wanted[gr]; ok {
 		return
