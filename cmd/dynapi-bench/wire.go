@@ -24,8 +24,8 @@ import (
 // generators people trust for this (wrk, h2load) are lean for the same
 // reason. Watches, which stream, still use net/http.
 type wire struct {
-	addr, host string
-	idle       chan *wireConn // connections free for the next request
+	host string         // host:port, dialled and sent as Host
+	idle chan *wireConn // connections free for the next request
 }
 
 // wireConn is one connection with its read buffer.
@@ -46,7 +46,7 @@ func newWire(base string) (*wire, error) {
 	if err != nil || u.Scheme != "http" {
 		return nil, fmt.Errorf("%q: the tool speaks plain http to dynapi", base)
 	}
-	return &wire{addr: u.Host, host: u.Host, idle: make(chan *wireConn, maxIdle)}, nil
+	return &wire{host: u.Host, idle: make(chan *wireConn, maxIdle)}, nil
 }
 
 // do sends one request and returns the status code and the body.
@@ -84,7 +84,7 @@ func (w *wire) get(ctx context.Context) (*wireConn, error) {
 		return c, nil
 	default:
 	}
-	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", w.addr)
+	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", w.host)
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/wait"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -29,7 +29,7 @@ func (c *Controller) Run(ctx context.Context) {
 		if !errors.Is(err, errNotListed) {
 			c.logger.Warn("watching CustomResourceDefinitions", "err", err)
 		}
-		if !sleep(ctx, c.Retry) {
+		if !wait.Sleep(ctx, c.Retry) {
 			return
 		}
 		if err := c.Sync(ctx); err != nil && ctx.Err() == nil {
@@ -110,16 +110,4 @@ func (c *Controller) apply(ev resource.WatchEvent, ok bool) error {
 	}
 	c.rv = max(c.rv, resourceVersion(ev.Object))
 	return nil
-}
-
-// sleep waits for d, or less when ctx ends; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/wait"
 	"github.com/dynapi/dynapi/engine/watch"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -124,18 +125,7 @@ func (p *poller) run(ctx context.Context) {
 // spaced waits until pollSpacing has passed since last. It reports false
 // if ctx ended first.
 func spaced(ctx context.Context, last time.Time) bool {
-	wait := pollSpacing - time.Since(last)
-	if wait <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return wait.Sleep(ctx, pollSpacing-time.Since(last))
 }
 
 // boundsSQL reads where a poller starts: the compaction horizon, the
