@@ -67,6 +67,9 @@ type batcher struct {
 	calls       chan *call // unbuffered: a call waits in the send until run takes it
 	maxInFlight int        // batches running at once, when they stall
 	sizes       prometheus.Observer
+	// together sends two or more calls in one round trip and delivers
+	// their results: pipelined for any statements, getsTogether for gets.
+	together func(b *batcher, ctx context.Context, calls []*call)
 }
 
 // call is one statement waiting for its result.
@@ -76,8 +79,10 @@ type call struct {
 	done chan error // capacity 1
 }
 
-func newBatcher(pool *pgxpool.Pool, maxInFlight int, sizes prometheus.Observer) *batcher {
-	return &batcher{pool: pool, calls: make(chan *call), maxInFlight: maxInFlight, sizes: sizes}
+// newBatcher returns a batcher that sends batches with together.
+func newBatcher(pool *pgxpool.Pool, maxInFlight int, sizes prometheus.Observer,
+	together func(b *batcher, ctx context.Context, calls []*call)) *batcher {
+	return &batcher{pool: pool, calls: make(chan *call), maxInFlight: maxInFlight, sizes: sizes, together: together}
 }
 
 // newBatchSizes returns the histogram of statements per round trip, by
@@ -181,8 +186,13 @@ func (b *batcher) send(ctx context.Context, calls []*call) {
 		return
 	case 1:
 		b.alone(calls[0])
-		return
+	default:
+		b.together(b, ctx, calls)
 	}
+}
+
+// pipelined sends calls as one pipeline, in one implicit transaction.
+func (b *batcher) pipelined(ctx context.Context, calls []*call) {
 	slices.SortStableFunc(calls, func(x, y *call) int { return compareKeys(x.st.key, y.st.key) })
 	batch := &pgx.Batch{}
 	for _, c := range calls {

@@ -274,3 +274,66 @@ func waitForLockWait(t *testing.T, url string) {
 	}
 	t.Fatal("no statement waits for the row lock")
 }
+
+// TestGetsInOneBatch reads several objects in one statement: each get
+// receives its own object, also when two ask for the same one; a missing
+// object is NotFound; and a key PostgreSQL refuses makes every get of the
+// batch run again alone, so that only that one fails.
+func TestGetsInOneBatch(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	for _, ns := range []string{"default", "other"} {
+		createNamespace(t, s, ns)
+	}
+	stored := map[engine.ObjectKey]engine.Object{} // as a get alone reads them
+	for _, obj := range []engine.Object{newObject(pipes, "default", "a", nil), newObject(pipes, "default", "b", nil),
+		newObject(pipes, "other", "a", nil), newObject(valves, "default", "a", nil)} {
+		mustCreate(t, s, obj)
+		got, err := s.Get(ctx, obj.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored[obj.Key] = got
+	}
+	key := func(gr engine.GroupResource, ns, name string) engine.ObjectKey {
+		return engine.ObjectKey{Resource: gr, Namespace: ns, Name: name}
+	}
+	tests := []struct {
+		name string
+		keys []engine.ObjectKey
+		want []engine.Code // per key: "" for found
+	}{
+		{"same name in other resources and namespaces",
+			[]engine.ObjectKey{key(pipes, "default", "a"), key(pipes, "other", "a"), key(valves, "default", "a"), key(pipes, "default", "b")},
+			[]engine.Code{"", "", "", ""}},
+		{"one object twice, one missing",
+			[]engine.ObjectKey{key(pipes, "default", "b"), key(pipes, "default", "missing"), key(pipes, "default", "b")},
+			[]engine.Code{"", engine.CodeNotFound, ""}},
+		{"a key PostgreSQL refuses",
+			[]engine.ObjectKey{key(pipes, "default", "a"), key(pipes, "default", "nul\x00"), key(valves, "default", "a")},
+			[]engine.Code{"", engine.CodeInternal, ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make([]engine.Object, len(tt.keys))
+			errs := make([]error, len(tt.keys))
+			fns := make([]func(), len(tt.keys))
+			for i, k := range tt.keys {
+				fns[i] = func() { got[i], errs[i] = s.Get(ctx, k) }
+			}
+			postgres.GetsInOneBatch(s, fns...)
+			for i, k := range tt.keys {
+				if tt.want[i] != "" {
+					if engine.ErrorCode(errs[i]) != tt.want[i] {
+						t.Errorf("Get(%v) error = %v; want %s", k, errs[i], tt.want[i])
+					}
+					continue
+				}
+				want := stored[k]
+				if errs[i] != nil || got[i].Key != k || got[i].ResourceVersion != want.ResourceVersion || string(got[i].Body) != string(want.Body) {
+					t.Errorf("Get(%v) = %v rv %d %s, %v; want rv %d %s", k, got[i].Key, got[i].ResourceVersion, got[i].Body, errs[i], want.ResourceVersion, want.Body)
+				}
+			}
+		})
+	}
+}

@@ -62,11 +62,22 @@ func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64)
 }
 
 // InOneBatch runs fns concurrently and makes the one statement each sends
-// (a write or a get) run in a single batch: the batchers of s are replaced,
-// for the call, by one without workers, whose calls the test takes itself.
-// taken, if not nil, runs once every statement waits in the batch.
+// (a write or a get) run in a single batch, pipelined: the batchers of s
+// are replaced, for the call, by one without workers, whose calls the test
+// takes itself. taken, if not nil, runs once every statement waits in the
+// batch.
 func InOneBatch(s *Store, taken func(), fns ...func()) {
-	b := newBatcher(s.pool, 0, prometheus.NewHistogram(prometheus.HistogramOpts{Name: "unused"}))
+	inOneBatch(s, (*batcher).pipelined, taken, fns...)
+}
+
+// GetsInOneBatch is InOneBatch for gets, sent together as the batcher of
+// s's reads sends them.
+func GetsInOneBatch(s *Store, fns ...func()) {
+	inOneBatch(s, getsTogether, nil, fns...)
+}
+
+func inOneBatch(s *Store, together func(*batcher, context.Context, []*call), taken func(), fns ...func()) {
+	b := newBatcher(s.pool, 0, prometheus.NewHistogram(prometheus.HistogramOpts{Name: "unused"}), together)
 	writes, reads := s.writes, s.reads
 	s.writes, s.reads = b, b
 	defer func() { s.writes, s.reads = writes, reads }()

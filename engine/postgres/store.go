@@ -144,8 +144,8 @@ func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	// The pool has 4 connections per core: each batcher may take half.
 	sizes := newBatchSizes(s.opts.Metrics)
 	maxInFlight := max(1, int(s.pool.Config().MaxConns)/2)
-	writes := newBatcher(s.pool, maxInFlight, sizes.WithLabelValues("write"))
-	reads := newBatcher(s.pool, maxInFlight, sizes.WithLabelValues("read"))
+	writes := newBatcher(s.pool, maxInFlight, sizes.WithLabelValues("write"), (*batcher).pipelined)
+	reads := newBatcher(s.pool, maxInFlight, sizes.WithLabelValues("read"), getsTogether)
 	s.writes, s.reads = writes, reads
 	s.running.Go(func() { writes.run(ctx) })
 	s.running.Go(func() { reads.run(ctx) })
