@@ -18,15 +18,21 @@ func (m *Main) startCRDs(ctx context.Context, service *resource.Service) error {
 	if err := c.Sync(ctx); err != nil {
 		return err
 	}
+	m.stopCRDs = runUntilStopped(ctx, c.Run)
+	return nil
+}
+
+// runUntilStopped runs f in a goroutine; stop cancels its context and
+// waits for it to return.
+func runUntilStopped(ctx context.Context, f func(context.Context)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c.Run(ctx)
+		f(ctx)
 	}()
-	m.stopCRDs = func() {
+	return func() {
 		cancel()
 		<-done
 	}
-	return nil
 }

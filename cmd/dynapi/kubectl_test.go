@@ -69,9 +69,13 @@ func TestKubectl(t *testing.T) {
 			}
 		}
 	}
-	out, err := k.exec("get", "wg", "hello", "-n", "tour")
-	if err == nil || !strings.Contains(out, "NotFound") && !strings.Contains(out, "not found") {
-		t.Fatalf("get after delete: %v\n%s", err, out)
+	// kubectl delete waits until the object is gone: a namespace goes once
+	// it is emptied.
+	for _, args := range [][]string{{"get", "wg", "hello", "-n", "tour"}, {"get", "namespace", "tour"}} {
+		out, err := k.exec(args...)
+		if err == nil || !strings.Contains(out, "NotFound") && !strings.Contains(out, "not found") {
+			t.Fatalf("kubectl %s after delete: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 }
 

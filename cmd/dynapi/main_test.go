@@ -29,8 +29,21 @@ func startPostgres(t *testing.T) (string, *pgserver.Server) {
 	return pg.URL(), pg
 }
 
-// startMain runs dynapi as `dynapi serve` would, on a free port.
+// startMain runs dynapi as `dynapi serve` would, on a free port, until
+// the test ends.
 func startMain(t *testing.T, cfg Config) *Main {
+	t.Helper()
+	m := runMain(t, cfg)
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return m
+}
+
+// runMain is startMain for a test that closes the Main itself.
+func runMain(t *testing.T, cfg Config) *Main {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
 	if cfg.Schemas == "" {
@@ -43,11 +56,6 @@ func startMain(t *testing.T, cfg Config) *Main {
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	t.Cleanup(func() {
-		if err := m.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
 	return m
 }
 

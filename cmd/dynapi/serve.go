@@ -24,6 +24,11 @@ import (
 // shutdownTimeout bounds how long in-flight requests may finish on Close.
 const shutdownTimeout = 10 * time.Second
 
+// namespaceRecheck is how often the namespace finalizer looks for
+// namespaces marked for deletion through other processes (or before a
+// restart); those marked through this one it sees at once.
+const namespaceRecheck = 10 * time.Second
+
 // Main is a running dynapi server: Run starts it, Close stops it.
 type Main struct {
 	Config Config
@@ -38,6 +43,7 @@ type Main struct {
 	indexer     *fieldIndexer
 	stopIndexer context.CancelFunc
 	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
+	stopNSs     func() // stops the namespace finalizer and waits for it
 	http        *http.Server
 	listener    net.Listener
 	served      chan error
@@ -61,6 +67,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.ensureDefaultNamespace(ctx, service); err != nil {
 		return err
 	}
+	m.stopNSs = runUntilStopped(ctx, func(ctx context.Context) {
+		service.FinalizeNamespaces(ctx, namespaceRecheck, m.Logger)
+	})
 	api := httpapi.New(service, m.reloader, m.store.Ping, m.Logger)
 	return m.serve(withDebug(api, m.metrics, m.Config.Profiling))
 }
@@ -137,6 +146,9 @@ func (m *Main) Close() error {
 	}
 	if m.stopCRDs != nil {
 		m.stopCRDs()
+	}
+	if m.stopNSs != nil {
+		m.stopNSs()
 	}
 	if m.stopReload != nil {
 		m.stopReload()

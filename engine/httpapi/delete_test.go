@@ -30,7 +30,7 @@ func TestDeletePreconditions(t *testing.T) {
 func TestFinalizers(t *testing.T) {
 	s := newTestServer(t)
 	s.create(widgets, `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"f","finalizers":["example.com/cleanup"]},"spec":{}}`)
-	r := s.mustDo(http.StatusAccepted, http.MethodDelete, widgets+"/f", "", "")
+	r := s.mustDo(http.StatusOK, http.MethodDelete, widgets+"/f", "", "")
 	if !r.get("metadata.deletionTimestamp").Exists() || r.get("metadata.generation").Int() != 2 {
 		t.Fatalf("delete with finalizers: %s", r)
 	}
@@ -38,7 +38,7 @@ func TestFinalizers(t *testing.T) {
 	if got.get("metadata.deletionTimestamp").String() != r.get("metadata.deletionTimestamp").String() {
 		t.Fatalf("deletionTimestamp not stored: %s", got)
 	}
-	again := s.mustDo(http.StatusAccepted, http.MethodDelete, widgets+"/f", "", "")
+	again := s.mustDo(http.StatusAccepted, http.MethodDelete, widgets+"/f?orphanDependents=false", "", "")
 	if again.get("metadata.resourceVersion").String() != got.get("metadata.resourceVersion").String() {
 		t.Fatalf("second delete rewrote the object")
 	}
@@ -77,17 +77,59 @@ func TestNamespaces(t *testing.T) {
 	wantStatus(t, s.do(http.MethodPost, "/apis/shop.example.com/v1/namespaces/nowhere/widgets", "application/json", widget("x", `{}`)), http.StatusNotFound, "NotFound")
 	wantStatus(t, s.do(http.MethodPost, "/api/v1/namespaces", "application/json", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"Bad_Name"}}`), http.StatusUnprocessableEntity, "Invalid")
 
-	s.mustDo(http.StatusOK, http.MethodDelete, "/api/v1/namespaces/team", "", "")
-	wantStatus(t, s.do(http.MethodGet, "/api/v1/namespaces/team", "", ""), http.StatusNotFound, "NotFound")
-	wantStatus(t, s.do(http.MethodGet, teamWidgets+"/w", "", ""), http.StatusNotFound, "NotFound")
-	held := s.mustDo(http.StatusOK, http.MethodGet, teamWidgets+"/held", "", "")
-	if !held.get("metadata.deletionTimestamp").Exists() {
-		t.Fatalf("object with finalizers in a deleted namespace not marked: %s", held)
+	// Deleting a namespace marks it and empties it in the background; the
+	// object with a finalizer keeps it until the finalizer goes.
+	marked := s.mustDo(http.StatusOK, http.MethodDelete, "/api/v1/namespaces/team", "", "")
+	if marked.get("status.phase").String() != "Terminating" || !marked.get("metadata.deletionTimestamp").Exists() {
+		t.Fatalf("deleted namespace: %s", marked)
 	}
+	s.eventually(http.MethodGet, teamWidgets+"/held", func(r response) bool {
+		return r.get("metadata.deletionTimestamp").Exists()
+	})
+	s.eventually(http.MethodGet, teamWidgets+"/w", func(r response) bool { return r.code == http.StatusNotFound })
+	// It says what it waits for, as Kubernetes' namespace controller does.
+	s.eventually(http.MethodGet, "/api/v1/namespaces/team", func(r response) bool {
+		return r.get("status.phase").String() == "Terminating" &&
+			r.get(`status.conditions.#(type=="NamespaceContentRemaining").message`).String() ==
+				"Some resources are remaining: widgets.shop.example.com has 1 resource instances" &&
+			r.get(`status.conditions.#(type=="NamespaceFinalizersRemaining").message`).String() ==
+				"Some content in the namespace has finalizers remaining: example.com/x in 1 resource instances"
+	})
+	again := s.mustDo(http.StatusOK, http.MethodDelete, "/api/v1/namespaces/team", "", "")
+	if again.get("metadata.deletionTimestamp").String() != marked.get("metadata.deletionTimestamp").String() {
+		t.Errorf("second delete marked the namespace again: %s", again)
+	}
+	refused := s.do(http.MethodPost, teamWidgets, "application/json", widget("late", `{}`))
+	wantStatus(t, refused, http.StatusForbidden, "Forbidden")
+	if refused.get("details.causes.0.reason").String() != "NamespaceTerminating" || refused.get("details.causes.0.field").String() != "metadata.namespace" {
+		t.Errorf("create in a terminating namespace: %s", refused)
+	}
+	s.mustDo(http.StatusOK, http.MethodPatch, teamWidgets+"/held", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
+	s.eventually(http.MethodGet, "/api/v1/namespaces/team", func(r response) bool { return r.code == http.StatusNotFound })
+	wantStatus(t, s.do(http.MethodGet, teamWidgets+"/held", "", ""), http.StatusNotFound, "NotFound")
 	s.mustDo(http.StatusOK, http.MethodGet, widgets+"/elsewhere", "", "")
 
 	r := s.do(http.MethodDelete, "/api/v1/namespaces/default", "", "")
 	wantStatus(t, r, http.StatusForbidden, "Forbidden")
+}
+
+// TestNamespaceWithFinalizers: a namespace's own finalizers keep it, and
+// removing them does not delete it while content remains.
+func TestNamespaceWithFinalizers(t *testing.T) {
+	s := newTestServer(t)
+	const ns = "/api/v1/namespaces/kept"
+	s.create("/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kept","finalizers":["example.com/ns"]}}`)
+	keptWidgets := "/apis/shop.example.com/v1/namespaces/kept/widgets"
+	s.create(keptWidgets, `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"held","finalizers":["example.com/x"]},"spec":{}}`)
+	s.mustDo(http.StatusOK, http.MethodDelete, ns, "", "")
+	s.eventually(http.MethodGet, keptWidgets+"/held", func(r response) bool { return r.get("metadata.deletionTimestamp").Exists() })
+
+	s.mustDo(http.StatusOK, http.MethodPatch, ns, "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
+	if got := s.mustDo(http.StatusOK, http.MethodGet, ns, "", ""); got.get("status.phase").String() != "Terminating" {
+		t.Fatalf("namespace with content left: %s", got)
+	}
+	s.mustDo(http.StatusOK, http.MethodPatch, keptWidgets+"/held", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
+	s.eventually(http.MethodGet, ns, func(r response) bool { return r.code == http.StatusNotFound })
 }
 
 func TestClusterScoped(t *testing.T) {

@@ -129,21 +129,24 @@ func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, code int, r
 	s.writeObject(w, r, code, res.Object, res.Warnings)
 }
 
-// handleDelete answers 200 with the deleted object, or 202 with the object
-// marked for deletion while finalizers remain, as kube-apiserver does.
+// handleDelete answers 200 with the deleted object, or with the object
+// marked for deletion while finalizers remain (a namespace while it is
+// emptied). As kube-apiserver, it answers 202 for a marked object only to a
+// client that asked for orphanDependents=false: Kubernetes keeps 200
+// otherwise, for the clients that expect it.
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req request) {
-	opts, err := deleteOptions(r)
+	p, err := deleteOptions(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.service.Delete(r.Context(), req.target, req.name, opts)
+	res, err := s.service.Delete(r.Context(), req.target, req.name, p.DeleteOptions)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	code := http.StatusOK
-	if res.Pending {
+	if res.Pending && p.cascade {
 		code = http.StatusAccepted
 	}
 	s.writeObject(w, r, code, res.Object, nil)
@@ -166,7 +169,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		s.writeError(w, r, err)
 		return
 	}
-	deleted, err := s.service.DeleteCollection(r.Context(), req.target, lo, opts)
+	deleted, err := s.service.DeleteCollection(r.Context(), req.target, lo, opts.DeleteOptions)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -55,6 +56,13 @@ func newTestServerWith(t *testing.T, snapshots httpapi.Snapshots, store func(*re
 		t.Fatalf("create default namespace: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	finalizing, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		service.FinalizeNamespaces(finalizing, time.Minute, logger)
+	}()
+	t.Cleanup(func() { stop(); <-done })
 	srv := httptest.NewServer(httpapi.New(service, snapshots, db.Ping, logger))
 	t.Cleanup(srv.Close)
 	return &testServer{t: t, url: srv.URL, store: db}
@@ -122,6 +130,23 @@ func wantStatus(t *testing.T, r response, code int, reason string) {
 	}
 	if r.header.Get("Content-Type") != "application/json" {
 		t.Errorf("Status Content-Type = %q", r.header.Get("Content-Type"))
+	}
+}
+
+// eventually repeats a request until done accepts its answer, for what
+// the server does in the background; it fails the test after 10 seconds.
+func (s *testServer) eventually(method, path string, done func(response) bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := s.do(method, path, "", "")
+		if done(r) {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s %s: still %d %s after 10s", method, path, r.code, r.body)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -99,36 +99,55 @@ func checkListOptions(opts engine.ListOptions, r *http.Request) error {
 
 // deleteOptions reads dryRun and the preconditions of a DeleteOptions body,
 // which kubectl and client-go send with DELETE. Errors: BadRequest.
-func deleteOptions(r *http.Request) (resource.DeleteOptions, error) {
-	var opts resource.DeleteOptions
+// deleteParams are a delete's options, and whether the client asked for
+// cascading deletion the old way (orphanDependents=false), which changes
+// the answer's code.
+type deleteParams struct {
+	resource.DeleteOptions
+	cascade bool
+}
+
+func deleteOptions(r *http.Request) (deleteParams, error) {
+	var p deleteParams
 	dryRun, err := parseDryRun(r.URL.Query()["dryRun"])
 	if err != nil {
-		return opts, err
+		return p, err
 	}
-	opts.DryRun = dryRun
+	p.DryRun = dryRun
+	if v := r.URL.Query().Get("orphanDependents"); v != "" {
+		orphan, err := strconv.ParseBool(v)
+		if err != nil {
+			return p, engine.Errorf(engine.CodeBadRequest, "invalid orphanDependents %q: %v", v, err)
+		}
+		p.cascade = !orphan
+	}
 	body, err := readLimited(r)
 	if err != nil || len(body) == 0 {
-		return opts, err
+		return p, err
 	}
 	var wire struct {
-		DryRun        []string `json:"dryRun"`
-		Preconditions struct {
+		DryRun           []string `json:"dryRun"`
+		OrphanDependents *bool    `json:"orphanDependents"`
+		Preconditions    struct {
 			UID             *string `json:"uid"`
 			ResourceVersion *string `json:"resourceVersion"`
 		} `json:"preconditions"`
 	}
 	if err := yaml.Unmarshal(body, &wire); err != nil {
-		return opts, engine.Errorf(engine.CodeBadRequest, "invalid DeleteOptions: %v", err)
+		return p, engine.Errorf(engine.CodeBadRequest, "invalid DeleteOptions: %v", err)
 	}
 	if dryRun, err = parseDryRun(wire.DryRun); err != nil {
-		return opts, err
+		return p, err
 	}
-	opts.DryRun = opts.DryRun || dryRun
-	if p := wire.Preconditions.UID; p != nil {
-		opts.PreconditionUID = *p
+	p.DryRun = p.DryRun || dryRun
+	if o := wire.OrphanDependents; o != nil {
+		p.cascade = !*o
 	}
-	if p := wire.Preconditions.ResourceVersion; p != nil {
-		opts.PreconditionResourceVersion = *p
+	if v := wire.Preconditions.UID; v != nil {
+		p.PreconditionUID = *v
 	}
-	return opts, nil
+	if v := wire.Preconditions.ResourceVersion; v != nil {
+		p.PreconditionResourceVersion = *v
+	}
+	return p, nil
 }

@@ -8,20 +8,25 @@ import (
 
 // createSQL inserts an object and its ADDED event in one statement. The
 // checks read the statement's snapshot, so that the usual failures (missing
-// namespace, existing name) do not consume a resourceVersion: every gap in
-// the sequence makes watchers wait. Only a race with another create of the
-// same name still fails late, on the primary key.
+// or terminating namespace, existing name) do not consume a
+// resourceVersion: every gap in the sequence makes watchers wait. Only a
+// race with another create of the same name still fails late, on the
+// primary key.
+//
+// namespace_state is 'active', 'terminating' (it has a deletionTimestamp:
+// it is being emptied) or NULL (no such namespace).
 //
 // $1 resource, $2 namespace, $3 name, $4 uid, $5 stored version, $6 body,
 // $7 labels, $8 remainder.
 const createSQL = `
 WITH checks AS (
-	SELECT ($2::text = '' OR EXISTS (
-			SELECT FROM objects WHERE resource = 'namespaces' AND namespace = '' AND name = $2::text)) AS namespace_exists,
+	SELECT CASE WHEN $2::text = '' THEN 'active' ELSE (
+			SELECT CASE WHEN body->'metadata' ? 'deletionTimestamp' THEN 'terminating' ELSE 'active' END
+			FROM objects WHERE resource = 'namespaces' AND namespace = '' AND name = $2::text) END AS namespace_state,
 		EXISTS (SELECT FROM objects WHERE resource = $1 AND namespace = $2 AND name = $3) AS taken
 ), next AS (
 	SELECT nextval('resource_version') AS rv FROM checks
-	WHERE namespace_exists AND NOT taken
+	WHERE namespace_state = 'active' AND NOT taken
 ), inserted AS (
 	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels, remainder)
 	SELECT $1, $2, $3, NULLIF($4::text, '')::uuid, rv, $5, with_resource_version($6::jsonb, rv), $7::jsonb, $8::jsonb
@@ -31,25 +36,28 @@ WITH checks AS (
 	INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version, remainder)
 	SELECT resource_version, $1, $2, $3, 'ADDED', body, $5, $8::jsonb FROM inserted
 )
-SELECT checks.namespace_exists, checks.taken, inserted.resource_version
+SELECT checks.namespace_state, checks.taken, inserted.resource_version
 FROM checks LEFT JOIN inserted ON true`
 
 // Create stores a new object and returns it with its new resourceVersion
 // set in metadata.resourceVersion; the body must be valid JSON. Errors:
 // AlreadyExists; NotFound (Kind "namespaces") when obj.Key.Namespace is set
-// and no such Namespace exists.
+// and no such Namespace exists; Forbidden when it is being deleted.
 func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, error) {
 	key, cols := obj.Key, columnsOf(obj.Body)
-	var nsExists, taken bool
+	var nsState *string
+	var taken bool
 	var rv *int64
 	err := s.write(ctx, statement{sql: createSQL, key: key,
 		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder},
-		dest: []any{&nsExists, &taken, &rv}})
+		dest: []any{&nsState, &taken, &rv}})
 	switch {
 	case err != nil:
 		return engine.Object{}, translate("create", key, err)
-	case !nsExists:
+	case nsState == nil:
 		return engine.Object{}, namespaceNotFound(key.Namespace)
+	case *nsState == "terminating":
+		return engine.Object{}, namespaceTerminating(key)
 	case taken || rv == nil:
 		return engine.Object{}, engine.NewAlreadyExists(key.Resource, key.Name)
 	}

@@ -57,6 +57,16 @@ func namespaceNotFound(ns string) error {
 		Message: fmt.Sprintf("namespaces %q not found", ns)}
 }
 
+// namespaceTerminating is kube-apiserver's answer to a create in a
+// namespace being deleted (its NamespaceLifecycle admission plugin).
+func namespaceTerminating(key engine.ObjectKey) error {
+	return &engine.Error{Code: engine.CodeForbidden, Group: key.Resource.Group, Kind: key.Resource.Resource, Name: key.Name,
+		Message: fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated",
+			key.Resource, key.Name, key.Namespace),
+		Causes: []engine.FieldError{{Type: "NamespaceTerminating", Path: "metadata.namespace",
+			Message: fmt.Sprintf("namespace %s is being terminated", key.Namespace)}}}
+}
+
 // modifiedConflict is the Conflict for a stale resourceVersion, worded as Kubernetes does.
 func modifiedConflict(key engine.ObjectKey) error {
 	return engine.NewConflict(key.Resource, key.Name,

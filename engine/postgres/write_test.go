@@ -56,6 +56,11 @@ func TestCreateErrors(t *testing.T) {
 	s := newStore(t)
 	createNamespace(t, s, "default")
 	mustCreate(t, s, newObject(pipes, "default", "taken", nil))
+	ending := mustCreate(t, s, newObject(namespaces, "", "ending", nil))
+	ending.Body, _ = sjson.SetBytes(ending.Body, "metadata.deletionTimestamp", "2026-01-01T00:00:00Z")
+	if _, err := s.Update(context.Background(), ending); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name    string
@@ -70,6 +75,8 @@ func TestCreateErrors(t *testing.T) {
 			`namespaces "nowhere" not found`},
 		{"namespace taken", newObject(namespaces, "", "default", nil), engine.CodeAlreadyExists, "namespaces",
 			`namespaces "default" already exists`},
+		{"namespace being deleted", newObject(pipes, "ending", "p", nil), engine.CodeForbidden, "pipes",
+			`pipes.example.com "p" is forbidden: unable to create new content in namespace ending because it is being terminated`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

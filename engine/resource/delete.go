@@ -32,7 +32,8 @@ type DeleteResult struct {
 const maxConflictRetries = 5
 
 // Delete deletes one object, or marks it for deletion while it has
-// finalizers. Deleting a namespace first deletes everything in it.
+// finalizers. A namespace is marked and emptied in the background (see
+// terminateNamespace).
 // Errors: NotFound, Conflict (a precondition failed), Forbidden.
 func (s *Service) Delete(ctx context.Context, t Target, name string, opts DeleteOptions) (DeleteResult, error) {
 	if isNamespaces(t) && protectedNamespaces[name] {
@@ -57,14 +58,12 @@ func (s *Service) Delete(ctx context.Context, t Target, name string, opts Delete
 
 func (s *Service) deleteOne(ctx context.Context, t Target, old engine.Object, opts DeleteOptions) (DeleteResult, error) {
 	uid := gjson.GetBytes(old.Body, "metadata.uid").String()
+	if isNamespaces(t) {
+		return s.terminateNamespace(ctx, t, old, opts)
+	}
 	if opts.DryRun {
 		out, err := fromStorage(t, old)
 		return DeleteResult{Object: out, UID: uid, Pending: hasFinalizers(old.Body)}, err
-	}
-	if isNamespaces(t) {
-		if err := s.emptyNamespace(ctx, old.Key.Name); err != nil {
-			return DeleteResult{}, err
-		}
 	}
 	last, pending, err := s.deleteStored(ctx, old)
 	if err != nil {

@@ -43,32 +43,6 @@ func prepareNamespaceBody(obj []byte) ([]byte, error) {
 	return out, nil
 }
 
-// emptyNamespace deletes every object in namespace ns, of every resource:
-// objects with finalizers are marked for deletion instead.
-func (s *Service) emptyNamespace(ctx context.Context, ns string) error {
-	var keys []engine.Object
-	_, err := s.Store.List(ctx, engine.ListOptions{Namespace: ns}, func(o engine.Object) error {
-		kept := engine.Object{Key: o.Key, ResourceVersion: o.ResourceVersion}
-		if hasFinalizers(o.Body) {
-			// Only these are marked rather than deleted, which needs the
-			// body. Why not keep every body: memory would grow with the
-			// namespace (80,000 objects held 150 MiB).
-			kept.Body = o.Body
-		}
-		keys = append(keys, kept)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("list namespace %s: %w", ns, err)
-	}
-	for _, o := range keys {
-		if _, _, err := s.deleteStored(ctx, o); err != nil && engine.ErrorCode(err) != engine.CodeNotFound {
-			return fmt.Errorf("delete %s %s/%s: %w", o.Key.Resource, ns, o.Key.Name, err)
-		}
-	}
-	return nil
-}
-
 // hasFinalizers reports whether a stored object still has finalizers.
 func hasFinalizers(obj []byte) bool {
 	return len(gjson.GetBytes(obj, "metadata.finalizers").Array()) > 0

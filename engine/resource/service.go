@@ -22,6 +22,8 @@ type Service struct {
 	// express (a CustomResourceDefinition's name is <plural>.<group>). Set
 	// it before the Service serves writes.
 	Checks map[engine.GroupResource]Check
+
+	namespacesPoked chan struct{} // see FinalizeNamespaces
 }
 
 // Check returns the problems of an object about to be created or updated,
@@ -32,7 +34,7 @@ type Check func(obj []byte) []engine.FieldError
 
 // New returns a Service over store with the wall clock.
 func New(store engine.Store) *Service {
-	return &Service{Store: store, Now: time.Now}
+	return &Service{Store: store, Now: time.Now, namespacesPoked: make(chan struct{}, 1)}
 }
 
 // Target is what a request addresses: a resource in one of its versions,

@@ -139,7 +139,8 @@ func (s *Service) update(ctx context.Context, t Target, old engine.Object, body 
 const conflictReason = "the object has been modified; please apply your changes to the latest version and try again"
 
 // write stores an updated object over old and deletes it when its last
-// finalizer went away while it was marked for deletion.
+// finalizer went away while it was marked for deletion (a namespace, once
+// it is empty too).
 func (s *Service) write(ctx context.Context, t Target, m *metav1.ObjectMeta, obj []byte, old engine.Object) ([]byte, error) {
 	stored, err := toStorage(t, m.Name, obj, old.ResourceVersion, &old)
 	if err != nil {
@@ -149,9 +150,16 @@ func (s *Service) write(ctx context.Context, t Target, m *metav1.ObjectMeta, obj
 	if err != nil {
 		return nil, err
 	}
-	if m.DeletionTimestamp != nil && len(m.Finalizers) == 0 {
+	switch {
+	case m.DeletionTimestamp == nil || len(m.Finalizers) > 0:
+	case isNamespaces(t):
+		s.poke() // deleted once empty, by FinalizeNamespaces
+	default:
 		if updated, err = s.Store.Delete(ctx, updated.Key, updated.ResourceVersion); err != nil {
 			return nil, err
+		}
+		if updated.Key.Namespace != "" {
+			s.poke() // its namespace may be waiting for it
 		}
 	}
 	return fromStorage(t, updated)

@@ -1,0 +1,218 @@
+package resource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// A namespace is deleted as kube-apiserver and its namespace controller
+// delete one: the delete marks it, and a background loop empties it and
+// then deletes it.
+
+// terminateNamespace is the delete of a namespace, as kube-apiserver's:
+// the namespace is marked (deletionTimestamp, phase Terminating) and
+// answered at once; FinalizeNamespaces empties it and then deletes it.
+// While it is marked, creates in it are Forbidden. Deleting it again
+// answers it as it is.
+func (s *Service) terminateNamespace(ctx context.Context, t Target, old engine.Object, opts DeleteOptions) (DeleteResult, error) {
+	uid := gjson.GetBytes(old.Body, "metadata.uid").String()
+	marked := old
+	if !gjson.GetBytes(old.Body, "metadata.deletionTimestamp").Exists() {
+		body, err := sjson.SetBytes(old.Body, "metadata.deletionTimestamp", s.Now().UTC().Format("2006-01-02T15:04:05Z"))
+		if err == nil {
+			body, err = sjson.SetBytes(body, "status.phase", "Terminating")
+		}
+		if err != nil {
+			return DeleteResult{}, fmt.Errorf("mark namespace for deletion: %w", err)
+		}
+		marked.Body = body
+		if !opts.DryRun {
+			if marked, err = s.Store.Update(ctx, marked); err != nil {
+				return DeleteResult{}, err
+			}
+			s.poke()
+		}
+	}
+	out, err := fromStorage(t, marked)
+	return DeleteResult{Object: out, UID: uid, Pending: true}, err
+}
+
+// FinalizeNamespaces empties the namespaces being deleted and then deletes
+// them, until ctx ends. It looks when a delete through this Service marks
+// one or lets an object with finalizers go, and every interval besides:
+// for namespaces marked through another process or before a restart.
+// Two processes may empty one namespace together; each delete is
+// conditional on the resourceVersion it read, so that is only work done
+// twice.
+func (s *Service) FinalizeNamespaces(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+	for {
+		if err := s.finalizeNamespaces(ctx); err != nil && ctx.Err() == nil {
+			logger.Warn("deleting namespaces", "err", err)
+		}
+		select {
+		case <-s.namespacesPoked:
+		case <-time.After(interval):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// poke makes FinalizeNamespaces look now.
+func (s *Service) poke() {
+	select {
+	case s.namespacesPoked <- struct{}{}:
+	default: // a look is due already
+	}
+}
+
+// finalizeNamespaces empties and deletes every namespace marked for
+// deletion.
+func (s *Service) finalizeNamespaces(ctx context.Context) error {
+	var marked []engine.Object
+	_, err := s.Store.List(ctx, engine.ListOptions{Resource: namespaces, BodyFields: []engine.FieldRequirement{
+		{Path: "metadata.deletionTimestamp", Operator: engine.OpNotEquals, Value: ""}}}, func(o engine.Object) error {
+		marked = append(marked, o)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("list namespaces: %w", err)
+	}
+	var errs []error
+	for _, ns := range marked {
+		errs = append(errs, s.finalizeNamespace(ctx, ns))
+	}
+	return errors.Join(errs...)
+}
+
+// finalizeNamespace empties namespace ns, then deletes it if nothing is
+// left in it: objects with finalizers stay, marked, until those who own
+// the finalizers let them go.
+func (s *Service) finalizeNamespace(ctx context.Context, ns engine.Object) error {
+	waiting, err := s.emptyNamespace(ctx, ns.Key.Name)
+	if err != nil {
+		return err
+	}
+	// Listed again rather than counted while emptying: a create that
+	// passed its namespace check before the mark may have landed since.
+	left := 0
+	_, err = s.Store.List(ctx, engine.ListOptions{Namespace: ns.Key.Name, Limit: 1}, func(engine.Object) error {
+		left++
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("list namespace %s: %w", ns.Key.Name, err)
+	}
+	if left > 0 {
+		err = s.reportRemaining(ctx, ns, waiting)
+	} else {
+		_, _, err = s.deleteStored(ctx, ns)
+	}
+	if code := engine.ErrorCode(err); code == engine.CodeNotFound || code == engine.CodeConflict {
+		return nil // deleted or changed through another process: the next look sees it
+	}
+	return err
+}
+
+// emptyNamespace deletes every object in namespace ns, of every resource:
+// objects with finalizers are marked for deletion instead, and returned.
+func (s *Service) emptyNamespace(ctx context.Context, ns string) ([]engine.Object, error) {
+	var keys []engine.Object
+	_, err := s.Store.List(ctx, engine.ListOptions{Namespace: ns}, func(o engine.Object) error {
+		kept := engine.Object{Key: o.Key, ResourceVersion: o.ResourceVersion}
+		if hasFinalizers(o.Body) {
+			// Only these are marked rather than deleted, which needs the
+			// body. Why not keep every body: memory would grow with the
+			// namespace (80,000 objects held 150 MiB).
+			kept.Body = o.Body
+		}
+		keys = append(keys, kept)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list namespace %s: %w", ns, err)
+	}
+	var waiting []engine.Object
+	for _, o := range keys {
+		_, pending, err := s.deleteStored(ctx, o)
+		if err != nil && engine.ErrorCode(err) != engine.CodeNotFound {
+			return nil, fmt.Errorf("delete %s %s/%s: %w", o.Key.Resource, ns, o.Key.Name, err)
+		}
+		if pending {
+			waiting = append(waiting, o)
+		}
+	}
+	return waiting, nil
+}
+
+// reportRemaining says in namespace ns's status.conditions what it waits
+// for, in the words of Kubernetes' namespace controller:
+// NamespaceContentRemaining and NamespaceFinalizersRemaining. A condition
+// is written only when its message changes, so that waiting does not
+// rewrite the namespace every look.
+func (s *Service) reportRemaining(ctx context.Context, ns engine.Object, waiting []engine.Object) error {
+	resources, finalizers := map[string]int{}, map[string]int{}
+	for _, o := range waiting {
+		resources[o.Key.Resource.String()]++
+		for _, f := range gjson.GetBytes(o.Body, "metadata.finalizers").Array() {
+			finalizers[f.String()]++
+		}
+	}
+	body, changed := ns.Body, false
+	for _, c := range []struct {
+		kind, reason, message string
+		counts                map[string]int
+		each                  string
+	}{
+		{"NamespaceContentRemaining", "SomeResourcesRemain", "Some resources are remaining: ", resources, "%s has %d resource instances"},
+		{"NamespaceFinalizersRemaining", "SomeFinalizersRemain", "Some content in the namespace has finalizers remaining: ", finalizers, "%s in %d resource instances"},
+	} {
+		if len(c.counts) == 0 {
+			continue
+		}
+		message := c.message + counted(c.counts, c.each)
+		path, current := "status.conditions.-1", gjson.Result{}
+		for i, cond := range gjson.GetBytes(body, "status.conditions").Array() {
+			if cond.Get("type").String() == c.kind {
+				path, current = fmt.Sprintf("status.conditions.%d", i), cond
+			}
+		}
+		if current.Get("message").String() == message && current.Get("status").String() == "True" {
+			continue
+		}
+		var err error
+		body, err = sjson.SetBytes(body, path, map[string]string{"type": c.kind, "status": "True", "reason": c.reason,
+			"message": message, "lastTransitionTime": s.Now().UTC().Format("2006-01-02T15:04:05Z")})
+		if err != nil {
+			return fmt.Errorf("set namespace condition: %w", err)
+		}
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	ns.Body = body
+	_, err := s.Store.Update(ctx, ns)
+	return err
+}
+
+// counted lists counts as each formats a key and its count, sorted, so
+// that the same counts always read the same.
+func counted(counts map[string]int, each string) string {
+	parts := make([]string, 0, len(counts))
+	for k, n := range counts {
+		parts = append(parts, fmt.Sprintf(each, k, n))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}
