@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"net/http/pprof"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -21,17 +22,21 @@ func newMetricsRegistry() *prometheus.Registry {
 
 // withDebug serves the metrics at /metrics and, with profiling, Go's
 // profiler under /debug/pprof/, as kube-apiserver does (--profiling),
-// beside the API.
+// beside the API. Every other path goes straight to the API: a ServeMux in
+// front of it would route each request twice.
 func withDebug(api http.Handler, metrics *prometheus.Registry, profiling bool) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
-	if profiling {
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	}
-	mux.Handle("/", api)
-	return mux
+	debug := http.NewServeMux()
+	debug.Handle("/metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
+	debug.HandleFunc("/debug/pprof/", pprof.Index)
+	debug.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	debug.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	debug.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	debug.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" || profiling && strings.HasPrefix(r.URL.Path, "/debug/pprof/") {
+			debug.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
 }
