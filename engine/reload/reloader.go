@@ -2,7 +2,9 @@ package reload
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -70,6 +72,7 @@ type build struct {
 	snap     *registry.Snapshot
 	problems []registry.Problem
 	checks   []resource.SchemaCheck // the last check of each resource that changed, still defined
+	digest   string                 // of what the build read: see digestFS
 }
 
 // New returns a Reloader of the definition files under schemasDir and the
@@ -142,11 +145,13 @@ func (r *Reloader) reloadLocked() error {
 	ctx, cancel := context.WithTimeout(context.Background(), r.opts.PreviewTimeout)
 	defer cancel()
 	checks := newChecks(prev.checks)
-	snap, problems := registry.LoadWith(os.DirFS(r.schemasDir), r.conversionsFS(), registry.LoadOptions{
+	digest := sha256.New()
+	snap, problems := registry.LoadWith(digestFS{os.DirFS(r.schemasDir), digest}, r.conversionsFS(digest), registry.LoadOptions{
 		Previous: prev.snap, APIDefinitions: r.api, RuntimeConfig: r.opts.RuntimeConfig,
 		CheckChange: r.checkChange(ctx, checks),
 	})
-	next := &build{snap: snap, problems: problems, checks: checks.current(snap)}
+	digestAPI(digest, r.api)
+	next := &build{snap: snap, problems: problems, checks: checks.current(snap), digest: string(digest.Sum(nil))}
 	r.report(prev, next) // first, so that whoever Changed wakes finds the metrics current
 	r.publish(next)
 	if r.opts.OnSwap != nil {
@@ -155,11 +160,13 @@ func (r *Reloader) reloadLocked() error {
 	return r.unreadable(problems)
 }
 
-func (r *Reloader) conversionsFS() fs.FS {
+// conversionsFS is the conversions folder, read into digest; nil when
+// there is none.
+func (r *Reloader) conversionsFS(digest hash.Hash) fs.FS {
 	if r.conversionsDir == "" {
 		return nil
 	}
-	return os.DirFS(r.conversionsDir)
+	return digestFS{os.DirFS(r.conversionsDir), digest}
 }
 
 // publish swaps the snapshot in and wakes whoever waits on Changed.

@@ -1,9 +1,12 @@
 package reload
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -273,5 +276,36 @@ func TestOnSwap(t *testing.T) {
 	}
 	if len(seen) != 2 || seen[1] != r.Load() {
 		t.Fatalf("OnSwap saw %d snapshots; want 2, the last one current", len(seen))
+	}
+}
+
+// TestLoadedIsLoggedOnChange: "definitions loaded" is logged at Info by a
+// build that read something new (files or API definitions), at Debug by
+// one that read the same as the build before it.
+func TestLoadedIsLoggedOnChange(t *testing.T) {
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil)) // Info and above
+	e := &testEnv{t: t, schemas: filepath.Join(t.TempDir(), "schemas")}
+	e.write("schemas/shop/widget.yaml", definition("Widget", "widgets"))
+	e.r = New(e.schemas, "", Options{Logger: logger})
+	steps := []struct {
+		what  string
+		build func()
+		want  int // "definitions loaded" lines so far
+	}{
+		{"first build", func() { _ = e.r.Reload() }, 1},
+		{"same files", func() { _ = e.r.Reload() }, 1},
+		{"a file changed", func() {
+			e.write("schemas/shop/widget.yaml", definition("Widget", "widgets")+"\n# edited\n")
+			_ = e.r.Reload()
+		}, 2},
+		{"an API definition", func() { e.r.SetAPIDefinitions(map[string][]byte{"x": []byte("{}")}) }, 3},
+		{"the same API definition", func() { e.r.SetAPIDefinitions(map[string][]byte{"x": []byte("{}")}) }, 3},
+	}
+	for _, s := range steps {
+		s.build()
+		if got := strings.Count(log.String(), "definitions loaded"); got != s.want {
+			t.Fatalf("after %s: %d \"definitions loaded\" lines; want %d:\n%s", s.what, got, s.want, log.String())
+		}
 	}
 }

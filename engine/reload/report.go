@@ -1,6 +1,8 @@
 package reload
 
 import (
+	"context"
+	"log/slog"
 	"slices"
 
 	"github.com/dynapi/dynapi/engine"
@@ -12,7 +14,11 @@ func (r *Reloader) report(prev, next *build) {
 	r.logProblems(prev.problems, next.problems)
 	r.logResources(prev.snap, next.snap)
 	r.metrics.observe(next, r.opts.Now())
-	r.logger.Info("definitions loaded", "schemas", r.schemasDir, "conversions", r.conversionsDir,
+	level := slog.LevelInfo
+	if next.digest == prev.digest {
+		level = slog.LevelDebug // it read what the build before it read
+	}
+	r.logger.Log(context.Background(), level, "definitions loaded", "schemas", r.schemasDir, "conversions", r.conversionsDir,
 		"resources", len(next.snap.Resources()), "problems", len(next.problems))
 }
 

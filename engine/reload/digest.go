@@ -1,0 +1,44 @@
+package reload
+
+import (
+	"encoding/binary"
+	"hash"
+	"io/fs"
+	"maps"
+	"slices"
+)
+
+// digestFS hashes every file read through it, name and contents, in the
+// order read. Two builds that read the same files with the same contents
+// end with the same digest: that is how the log tells a build that changed
+// something from one that did not (a start builds three times: the first
+// load, the watcher's, and the definitions created through the API).
+type digestFS struct {
+	fs.FS
+	h hash.Hash
+}
+
+// ReadFile reads name and adds it to the digest.
+func (d digestFS) ReadFile(name string) ([]byte, error) {
+	b, err := fs.ReadFile(d.FS, name)
+	if err == nil {
+		writeDigest(d.h, name, b)
+	}
+	return b, err
+}
+
+// digestAPI adds the definitions created through the API to h, by name.
+func digestAPI(h hash.Hash, api map[string][]byte) {
+	for _, name := range slices.Sorted(maps.Keys(api)) {
+		writeDigest(h, "api/"+name, api[name])
+	}
+}
+
+// writeDigest adds a named part to h, each field length-prefixed so that
+// no two different sequences of parts write the same bytes.
+func writeDigest(h hash.Hash, name string, b []byte) {
+	for _, field := range [][]byte{[]byte(name), b} {
+		h.Write(binary.AppendUvarint(nil, uint64(len(field))))
+		h.Write(field)
+	}
+}
