@@ -132,6 +132,45 @@ func TestNamespaceWithFinalizers(t *testing.T) {
 	s.eventually(http.MethodGet, ns, func(r response) bool { return r.code == http.StatusNotFound })
 }
 
+// TestNamespaceFinalize: a namespace has the kubernetes finalizer in
+// spec.finalizers, which only its finalize subresource changes; emptying
+// it with finalizers left in the namespace deletes it at once, as in
+// Kubernetes (the way out for a namespace stuck on a finalizer).
+func TestNamespaceFinalize(t *testing.T) {
+	s := newTestServer(t)
+	const ns = "/api/v1/namespaces/stuck"
+	created := s.create("/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{"finalizers":["example.com/mine"]}}`)
+	jsonEqual(t, []byte(created.get("spec.finalizers").Raw), `["example.com/mine","kubernetes"]`)
+	patched := s.mustDo(http.StatusOK, http.MethodPatch, ns, "application/merge-patch+json", `{"spec":{"finalizers":[]}}`)
+	jsonEqual(t, []byte(patched.get("spec.finalizers").Raw), `["example.com/mine","kubernetes"]`)
+
+	stuckWidgets := "/apis/shop.example.com/v1/namespaces/stuck/widgets"
+	s.create(stuckWidgets, `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"held","finalizers":["example.com/x"]},"spec":{}}`)
+	s.mustDo(http.StatusOK, http.MethodDelete, ns, "", "")
+	s.eventually(http.MethodGet, stuckWidgets+"/held", func(r response) bool { return r.get("metadata.deletionTimestamp").Exists() })
+
+	finalize := func(finalizers string) response {
+		cur := s.mustDo(http.StatusOK, http.MethodGet, ns, "", "")
+		body := `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck","resourceVersion":"` +
+			cur.get("metadata.resourceVersion").String() + `"},"spec":{"finalizers":` + finalizers + `}}`
+		return s.do(http.MethodPut, ns+"/finalize", "application/json", body)
+	}
+	if r := finalize(`["kubernetes"]`); r.code != http.StatusOK || r.get("spec.finalizers").Raw != `["kubernetes"]` {
+		t.Fatalf("finalize: %d %s", r.code, r)
+	}
+	// Still holding the widget, so still there with the kubernetes finalizer.
+	s.mustDo(http.StatusOK, http.MethodGet, ns, "", "")
+	if r := finalize(`[]`); r.code != http.StatusOK {
+		t.Fatalf("finalize to none: %d %s", r.code, r)
+	}
+	wantStatus(t, s.do(http.MethodGet, ns, "", ""), http.StatusNotFound, "NotFound")
+
+	wantStatus(t, s.do(http.MethodPatch, "/api/v1/namespaces/default/finalize", "application/merge-patch+json", `{}`), http.StatusMethodNotAllowed, "MethodNotAllowed")
+	wantStatus(t, s.do(http.MethodPut, "/apis/shop.example.com/v1/warehouses/x/finalize", "application/json", `{}`), http.StatusNotFound, "NotFound")
+	discovery := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1", "", "")
+	jsonEqual(t, []byte(discovery.get(`resources.#(name=="namespaces/finalize").verbs`).Raw), `["update"]`)
+}
+
 func TestClusterScoped(t *testing.T) {
 	s := newTestServer(t)
 	const warehouses = "/apis/shop.example.com/v1/warehouses"

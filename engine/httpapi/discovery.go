@@ -7,6 +7,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // The discovery documents, as k8s.io/apimachinery/pkg/apis/meta/v1 writes them.
@@ -122,6 +123,10 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, snap 
 	for _, res := range resources {
 		doc.Resources = append(doc.Resources, apiResource{Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced,
 			Kind: res.Kind, Verbs: resourceVerbs, ShortNames: res.ShortNames, Categories: res.Categories})
+		if resource.IsNamespaces(res) {
+			doc.Resources = append(doc.Resources, apiResource{Name: res.Plural + "/finalize", Namespaced: res.Namespaced,
+				Kind: res.Kind, Verbs: []string{"update"}})
+		}
 		if v, _ := res.Version(version); v.Subresources.Status {
 			doc.Resources = append(doc.Resources, apiResource{Name: res.Plural + "/status", Namespaced: res.Namespaced,
 				Kind: res.Kind, Verbs: statusVerbs})

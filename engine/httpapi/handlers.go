@@ -90,8 +90,11 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 		return
 	}
 	update := s.service.Update
-	if req.subresource == "status" {
+	switch req.subresource {
+	case "status":
 		update = s.service.UpdateStatus
+	case "finalize":
+		update = s.service.Finalize
 	}
 	res, err := update(r.Context(), req.target, req.name, body, opts)
 	s.writeResult(w, r, http.StatusOK, res, err)

@@ -118,9 +118,18 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
 	}
 }
 
-// dispatchSubresource serves /{name}/status of versions that declare it:
-// get reads the whole object, update and patch write only its status.
+// dispatchSubresource serves /{name}/status of versions that declare it
+// (get reads the whole object, update and patch write only its status) and
+// a namespace's /finalize (update writes only spec.finalizers).
 func (s *Server) dispatchSubresource(w http.ResponseWriter, r *http.Request, req request) {
+	if req.subresource == "finalize" && resource.IsNamespaces(req.target.Resource) {
+		if r.Method != http.MethodPut {
+			s.writeError(w, r, errMethodNotAllowed(r))
+			return
+		}
+		s.handleUpdate(w, r, req)
+		return
+	}
 	if req.subresource != "status" || !req.target.Version.Subresources.Status {
 		s.writeError(w, r, errNotFoundPath)
 		return

@@ -3,6 +3,7 @@ package resource
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -26,7 +27,11 @@ var protectedNamespaces = map[string]bool{"default": true, "kube-system": true, 
 // namespaces is the storage key of the core Namespace kind.
 var namespaces = engine.GroupResource{Resource: "namespaces"}
 
-func isNamespaces(t Target) bool { return t.GroupResource() == namespaces }
+func isNamespaces(t Target) bool { return IsNamespaces(t.Resource) }
+
+// IsNamespaces reports whether res is the core Namespace kind, whose
+// lifecycle is the server's (and which alone has a finalize subresource).
+func IsNamespaces(res *registry.Resource) bool { return res.GroupResource() == namespaces }
 
 func prepareNamespaceMeta(m *metav1.ObjectMeta) {
 	if m.Labels == nil {
@@ -35,12 +40,62 @@ func prepareNamespaceMeta(m *metav1.ObjectMeta) {
 	m.Labels[namespaceNameLabel] = m.Name
 }
 
+// namespaceFinalizer is the spec.finalizers value every namespace gets on
+// create, as in Kubernetes: FinalizeNamespaces removes it once the
+// namespace is empty. Other values are removed by whoever put them there,
+// through the namespace's finalize subresource.
+const namespaceFinalizer = "kubernetes"
+
+// prepareNamespaceBody makes a new namespace Active, with the kubernetes
+// finalizer in spec.finalizers.
 func prepareNamespaceBody(obj []byte) ([]byte, error) {
-	out, err := sjson.SetBytes(obj, "status.phase", "Active")
+	out, err := sjson.SetBytes(obj, "status", map[string]string{"phase": "Active"})
+	if err == nil && !slices.Contains(specFinalizers(obj), namespaceFinalizer) {
+		out, err = sjson.SetBytes(out, "spec.finalizers.-1", namespaceFinalizer)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("set namespace phase: %w", err)
+		return nil, fmt.Errorf("prepare namespace: %w", err)
 	}
 	return out, nil
+}
+
+// specFinalizers returns a namespace's spec.finalizers.
+func specFinalizers(obj []byte) []string {
+	var out []string
+	for _, f := range gjson.GetBytes(obj, "spec.finalizers").Array() {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+// Finalize replaces a namespace's spec.finalizers with body's: the rest of
+// body is ignored, but for the resourceVersion it must carry, as for
+// kube-apiserver's namespaces/finalize (PUT). A namespace marked for
+// deletion that is left with no finalizers at all is deleted at once,
+// whatever it still holds, as in Kubernetes: that is the way out for a
+// namespace stuck on a finalizer nobody removes.
+// Errors: as Update, and NotFound for any other resource.
+func (s *Service) Finalize(ctx context.Context, t Target, name string, body []byte, opts WriteOptions) (Result, error) {
+	if !isNamespaces(t) {
+		return Result{}, engine.NewNotFound(engine.GroupResource{Group: t.Resource.Group, Resource: t.Resource.Plural + "/finalize"}, name)
+	}
+	old, err := s.Store.Get(ctx, t.key(name))
+	if err != nil {
+		return Result{}, err
+	}
+	oldObj, err := fromStorage(t, old)
+	if err != nil {
+		return Result{}, err
+	}
+	merged, err := copyField(oldObj, body, "spec.finalizers")
+	if err == nil {
+		merged, err = copyField(merged, body, "metadata.resourceVersion")
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	opts.finalize = true
+	return s.update(ctx, t, old, merged, false, opts)
 }
 
 // hasFinalizers reports whether a stored object still has finalizers.

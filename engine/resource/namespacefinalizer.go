@@ -116,11 +116,33 @@ func (s *Service) finalizeNamespace(ctx context.Context, ns engine.Object) error
 	if left > 0 {
 		err = s.reportRemaining(ctx, ns, waiting)
 	} else {
-		_, _, err = s.deleteStored(ctx, ns)
+		err = s.deleteEmptyNamespace(ctx, ns)
 	}
 	if code := engine.ErrorCode(err); code == engine.CodeNotFound || code == engine.CodeConflict {
 		return nil // deleted or changed through another process: the next look sees it
 	}
+	return err
+}
+
+// deleteEmptyNamespace removes the kubernetes finalizer from an emptied
+// namespace and deletes it, unless other finalizers (in spec or metadata)
+// keep it.
+func (s *Service) deleteEmptyNamespace(ctx context.Context, ns engine.Object) error {
+	finalizers := specFinalizers(ns.Body)
+	if i := slices.Index(finalizers, namespaceFinalizer); i >= 0 {
+		body, err := sjson.SetBytes(ns.Body, "spec.finalizers", slices.Delete(finalizers, i, i+1))
+		if err != nil {
+			return fmt.Errorf("remove the namespace finalizer: %w", err)
+		}
+		ns.Body = body
+		if ns, err = s.Store.Update(ctx, ns); err != nil {
+			return err
+		}
+	}
+	if len(specFinalizers(ns.Body)) > 0 {
+		return nil // for whoever put them there, through Finalize
+	}
+	_, _, err := s.deleteStored(ctx, ns)
 	return err
 }
 

@@ -66,6 +66,8 @@ type WriteOptions struct {
 	// FieldValidation is "Strict", "Warn" (the default) or "Ignore": what an
 	// unknown field in the request earns.
 	FieldValidation string
+
+	finalize bool // set by Finalize: the write may change a namespace's spec.finalizers
 }
 
 // Result is a written or read object in the requested version, with the

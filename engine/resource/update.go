@@ -112,6 +112,10 @@ func (s *Service) update(ctx context.Context, t Target, old engine.Object, body 
 	if err == nil && t.Version.Subresources.Status && !status {
 		obj, err = copyField(obj, oldObj, "status")
 	}
+	if err == nil && isNamespaces(t) && !opts.finalize {
+		// Only Finalize changes them, as in kube-apiserver.
+		obj, err = copyField(obj, oldObj, "spec.finalizers")
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -139,8 +143,8 @@ func (s *Service) update(ctx context.Context, t Target, old engine.Object, body 
 const conflictReason = "the object has been modified; please apply your changes to the latest version and try again"
 
 // write stores an updated object over old and deletes it when its last
-// finalizer went away while it was marked for deletion (a namespace, once
-// it is empty too).
+// finalizer went away while it was marked for deletion (for a namespace,
+// those in spec.finalizers too).
 func (s *Service) write(ctx context.Context, t Target, m *metav1.ObjectMeta, obj []byte, old engine.Object) ([]byte, error) {
 	stored, err := toStorage(t, m.Name, obj, old.ResourceVersion, &old)
 	if err != nil {
@@ -152,7 +156,7 @@ func (s *Service) write(ctx context.Context, t Target, m *metav1.ObjectMeta, obj
 	}
 	switch {
 	case m.DeletionTimestamp == nil || len(m.Finalizers) > 0:
-	case isNamespaces(t):
+	case isNamespaces(t) && len(specFinalizers(obj)) > 0:
 		s.poke() // deleted once empty, by FinalizeNamespaces
 	default:
 		if updated, err = s.Store.Delete(ctx, updated.Key, updated.ResourceVersion); err != nil {
