@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
@@ -19,6 +20,18 @@ func TestSameJSON(t *testing.T) {
 		{`{"a":[1,2]}`, `{"a":[2,1]}`, nil, false},
 		{`{"a":1,"metadata":{"x":1}}`, `{"a":1,"metadata":{"x":2}}`, []string{"metadata"}, true},
 		{`{"a":1,"status":{}}`, `{"a":2,"status":{}}`, []string{"status"}, false},
+		{`{"a":1,"status":{"x":1}}`, `{"a":1}`, []string{"status"}, true},
+		{`{"a":1}`, `{"a":1,"b":null}`, nil, false},
+		{`{"a":1,"b":2}`, `{"a":1}`, nil, false},
+		{`{"a":1}`, `{"a":1,"b":2}`, nil, false},
+		{`{"a":1.0}`, `{"a":1}`, nil, false},
+		{`{"a":"1"}`, `{"a":1}`, nil, false},
+		{`{"a":[]}`, `{"a":{}}`, nil, false},
+		{`{"a":[{"x":1,"y":[true,null]}]}`, `{"a":[{"y":[true,null],"x":1}]}`, nil, true},
+		{`{"a":[1]}`, `{"a":[1,1]}`, nil, false},
+		{`{"a":{"metadata":1}}`, `{"a":{"metadata":2}}`, []string{"metadata"}, false}, // top level only
+		{`{"a":true}`, `{"a":false}`, nil, false},
+		{`{"a":"x\u0041"}`, `{"a":"x\u0041"}`, nil, true},
 	}
 	for _, tt := range tests {
 		if got := sameJSON([]byte(tt.a), []byte(tt.b), tt.ignore...); got != tt.want {
@@ -86,5 +99,25 @@ func TestCheckWatchOptions(t *testing.T) {
 				t.Fatalf("code = %s", engine.ErrorCode(err))
 			}
 		})
+	}
+}
+
+// BenchmarkSameJSON compares a ~1.2 KB object with a copy whose keys are
+// in another order, as an update does (twice).
+func BenchmarkSameJSON(b *testing.B) {
+	obj := []byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w-1","namespace":"default",` +
+		`"uid":"6f1c9e5a-0000-4000-8000-c8ce1068c4cd","resourceVersion":"42","generation":1,"creationTimestamp":"2026-11-22T05:00:00Z",` +
+		`"labels":{"group":"g7","tier":"front","app":"bench"}},"spec":{"color":"red","size":3,"tags":["a","b","c"],` +
+		`"data":"` + strings.Repeat("x", 900) + `"}}`)
+	reordered := []byte(`{"kind":"Widget","spec":{"size":3,"data":"` + strings.Repeat("x", 900) + `","color":"red","tags":["a","b","c"]},` +
+		`"apiVersion":"shop.example.com/v1","metadata":{"namespace":"default","name":"w-1",` +
+		`"uid":"6f1c9e5a-0000-4000-8000-c8ce1068c4cd","resourceVersion":"42","generation":1,"creationTimestamp":"2026-11-22T05:00:00Z",` +
+		`"labels":{"tier":"front","group":"g7","app":"bench"}}}`)
+	if !sameJSON(obj, reordered) {
+		b.Fatal("not the same")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sameJSON(obj, reordered, "metadata")
 	}
 }
