@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -141,6 +142,13 @@ func TestNamespaceFinalize(t *testing.T) {
 	const ns = "/api/v1/namespaces/stuck"
 	created := s.create("/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{"finalizers":["example.com/mine"]}}`)
 	jsonEqual(t, []byte(created.get("spec.finalizers").Raw), `["example.com/mine","kubernetes"]`)
+	for _, spec := range []string{`"x"`, `{"finalizers":"x"}`} { // reported as sent, not after adding the finalizer
+		r := s.do(http.MethodPost, "/api/v1/namespaces", "application/json", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bad"},"spec":`+spec+`}`)
+		wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid")
+		if !strings.Contains(r.get("message").String(), `Invalid value: "string"`) {
+			t.Errorf("spec %s: %s", spec, r)
+		}
+	}
 	patched := s.mustDo(http.StatusOK, http.MethodPatch, ns, "application/merge-patch+json", `{"spec":{"finalizers":[]}}`)
 	jsonEqual(t, []byte(patched.get("spec.finalizers").Raw), `["example.com/mine","kubernetes"]`)
 
@@ -160,7 +168,9 @@ func TestNamespaceFinalize(t *testing.T) {
 	}
 	// Still holding the widget, so still there with the kubernetes finalizer.
 	s.mustDo(http.StatusOK, http.MethodGet, ns, "", "")
-	if r := finalize(`[]`); r.code != http.StatusOK {
+	// Without a resourceVersion: unconditional, as Kubernetes allows for namespaces.
+	unconditional := `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{"finalizers":[]}}`
+	if r := s.do(http.MethodPut, ns+"/finalize", "application/json", unconditional); r.code != http.StatusOK {
 		t.Fatalf("finalize to none: %d %s", r.code, r)
 	}
 	wantStatus(t, s.do(http.MethodGet, ns, "", ""), http.StatusNotFound, "NotFound")

@@ -50,13 +50,21 @@ const namespaceFinalizer = "kubernetes"
 // finalizer in spec.finalizers.
 func prepareNamespaceBody(obj []byte) ([]byte, error) {
 	out, err := sjson.SetBytes(obj, "status", map[string]string{"phase": "Active"})
-	if err == nil && !slices.Contains(specFinalizers(obj), namespaceFinalizer) {
+	if err == nil && fits(obj, "spec", gjson.Result.IsObject) && fits(obj, "spec.finalizers", gjson.Result.IsArray) &&
+		!slices.Contains(specFinalizers(obj), namespaceFinalizer) {
 		out, err = sjson.SetBytes(out, "spec.finalizers.-1", namespaceFinalizer)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("prepare namespace: %w", err)
 	}
 	return out, nil
+}
+
+// fits reports whether the value at path is missing, null or of the kind
+// is checks: one that is not is left for the schema to report as sent.
+func fits(obj []byte, path string, is func(gjson.Result) bool) bool {
+	v := gjson.GetBytes(obj, path)
+	return !v.Exists() || v.Type == gjson.Null || is(v)
 }
 
 // specFinalizers returns a namespace's spec.finalizers.
@@ -69,7 +77,7 @@ func specFinalizers(obj []byte) []string {
 }
 
 // Finalize replaces a namespace's spec.finalizers with body's: the rest of
-// body is ignored, but for the resourceVersion it must carry, as for
+// body is ignored, but for its resourceVersion, if any, as for
 // kube-apiserver's namespaces/finalize (PUT). A namespace marked for
 // deletion that is left with no finalizers at all is deleted at once,
 // whatever it still holds, as in Kubernetes: that is the way out for a
@@ -88,7 +96,9 @@ func (s *Service) Finalize(ctx context.Context, t Target, name string, body []by
 		return Result{}, err
 	}
 	merged, err := copyField(oldObj, body, "spec.finalizers")
-	if err == nil {
+	if err == nil && gjson.GetBytes(body, "metadata.resourceVersion").Exists() {
+		// Without one, the update is unconditional, as Kubernetes allows
+		// for namespaces.
 		merged, err = copyField(merged, body, "metadata.resourceVersion")
 	}
 	if err != nil {
