@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/tidwall/sjson"
 
@@ -20,8 +18,8 @@ func TestNamespaceMarkedBeforeStartIsEmptied(t *testing.T) {
 	url, _ := startPostgres(t)
 	first := runMain(t, Config{DatabaseURL: url})
 	base := "http://" + first.Addr()
-	post(t, base+"/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"half"}}`)
-	post(t, base+"/apis/shop.example.com/v1/namespaces/half/widgets",
+	mustDo(t, http.StatusCreated, http.MethodPost, base+"/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"half"}}`)
+	mustDo(t, http.StatusCreated, http.MethodPost, base+"/apis/shop.example.com/v1/namespaces/half/widgets",
 		`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"red","size":1}}`)
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
@@ -47,31 +45,8 @@ func TestNamespaceMarkedBeforeStartIsEmptied(t *testing.T) {
 	store.Close()
 
 	second := startMain(t, Config{DatabaseURL: url})
-	base = "http://" + second.Addr()
-	deadline := time.Now().Add(5 * time.Second) // well within the 10 s recheck: the first look is at start
+	// Within waitFor's 2 s, well before the 10 s recheck: the first look is at start.
 	for _, path := range []string{"/apis/shop.example.com/v1/namespaces/half/widgets/w", "/api/v1/namespaces/half"} {
-		for {
-			code, body := httpGet(t, base+path)
-			if code == http.StatusNotFound {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("GET %s: still %d %s", path, code, body)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-}
-
-// post creates an object and fails the test unless it answers 201.
-func post(t *testing.T, url, body string) {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("POST %s: %v", url, err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST %s: %s", url, resp.Status)
+		waitFor(t, http.StatusNotFound, path, "http://"+second.Addr())
 	}
 }
