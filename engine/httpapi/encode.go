@@ -76,19 +76,23 @@ func tableBuilder(r *http.Request, req request, f format) (*table.Builder, error
 	return table.New(req.target.Version.PrinterColumns, f.table, r.URL.Query().Get("includeObject"), time.Now())
 }
 
-// writeObject writes one object (JSON) in the negotiated representation.
-func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, obj []byte, warnings []string) {
+// negotiateWrite is negotiate for a write, done before the write so that
+// a client that cannot read the answer learns it before anything changes,
+// as kube-apiserver does. A Table is for reads: a write answers with the
+// object.
+func negotiateWrite(r *http.Request) (format, error) {
 	f, err := negotiate(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeWarnings(w, warnings)
 	if f.kind == formatTable {
-		// Tables are for reads; a write answers with the object.
 		f = format{kind: formatJSON}
 	}
+	return f, err
+}
+
+// writeObject writes one object (JSON) in representation f.
+func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, f format, code int, obj []byte, warnings []string) {
+	writeWarnings(w, warnings)
 	if f.kind == formatYAML {
+		var err error
 		if obj, err = yaml.JSONToYAML(obj); err != nil {
 			s.writeError(w, r, fmt.Errorf("encode YAML: %w", err))
 			return

@@ -102,6 +102,28 @@ func TestDryRunCreateStoresNothing(t *testing.T) {
 	wantStatus(t, s.do(http.MethodGet, widgets+"/dry", "", ""), http.StatusNotFound, "NotFound")
 }
 
+// TestUnacceptableWriteChangesNothing: a write whose answer the client
+// cannot accept is refused before it writes, as kube-apiserver does.
+func TestUnacceptableWriteChangesNothing(t *testing.T) {
+	s := newTestServer(t)
+	s.create(widgets, widget("kept", `{"size":1}`))
+	html := []string{"Accept", "text/html"}
+	tests := []struct {
+		method, path, contentType, body string
+	}{
+		{http.MethodPost, widgets, "application/json", widget("new", `{}`)},
+		{http.MethodPatch, widgets + "/kept", "application/merge-patch+json", `{"spec":{"size":2}}`},
+		{http.MethodDelete, widgets + "/kept", "", ""},
+	}
+	for _, tt := range tests {
+		wantStatus(t, s.do(tt.method, tt.path, tt.contentType, tt.body, html...), http.StatusNotAcceptable, "NotAcceptable")
+	}
+	wantStatus(t, s.do(http.MethodGet, widgets+"/new", "", ""), http.StatusNotFound, "NotFound")
+	if kept := s.mustDo(http.StatusOK, http.MethodGet, widgets+"/kept", "", ""); kept.get("spec.size").Int() != 1 {
+		t.Errorf("refused patch changed the object: %s", kept)
+	}
+}
+
 func TestRoutingErrors(t *testing.T) {
 	s := newTestServer(t)
 	tests := []struct {

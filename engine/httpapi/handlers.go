@@ -28,7 +28,7 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) 
 		_, _ = w.Write(tb.Single(obj))
 		return
 	}
-	s.writeObject(w, r, http.StatusOK, obj, nil)
+	s.writeObject(w, r, f, http.StatusOK, obj, nil)
 }
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request) {
@@ -74,17 +74,17 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 }
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req request) {
-	body, opts, err := readWrite(r)
+	f, body, opts, err := readWrite(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	res, err := s.service.Create(r.Context(), req.target, body, opts)
-	s.writeResult(w, r, http.StatusCreated, res, err)
+	s.writeResult(w, r, f, http.StatusCreated, res, err)
 }
 
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req request) {
-	body, opts, err := readWrite(r)
+	f, body, opts, err := readWrite(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -97,39 +97,49 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 		update = s.service.Finalize
 	}
 	res, err := update(r.Context(), req.target, req.name, body, opts)
-	s.writeResult(w, r, http.StatusOK, res, err)
+	s.writeResult(w, r, f, http.StatusOK, res, err)
 }
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request) {
-	opts, err := writeOptions(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	f, err := negotiateWrite(r)
+	var opts resource.WriteOptions
+	if err == nil {
+		opts, err = writeOptions(r)
 	}
-	patchType, patch, err := readPatch(r)
+	var patchType string
+	var patch []byte
+	if err == nil {
+		patchType, patch, err = readPatch(r)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	res, err := s.service.Patch(r.Context(), req.target, req.name, patchType, patch, req.subresource == "status", opts)
-	s.writeResult(w, r, http.StatusOK, res, err)
+	s.writeResult(w, r, f, http.StatusOK, res, err)
 }
 
-func readWrite(r *http.Request) ([]byte, resource.WriteOptions, error) {
-	opts, err := writeOptions(r)
-	if err != nil {
-		return nil, opts, err
+// readWrite reads what a create or an update needs before it writes: the
+// answer's representation, the options and the body.
+func readWrite(r *http.Request) (format, []byte, resource.WriteOptions, error) {
+	f, err := negotiateWrite(r)
+	var opts resource.WriteOptions
+	if err == nil {
+		opts, err = writeOptions(r)
 	}
-	body, err := readBody(r)
-	return body, opts, err
+	var body []byte
+	if err == nil {
+		body, err = readBody(r)
+	}
+	return f, body, opts, err
 }
 
-func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, code int, res resource.Result, err error) {
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, f format, code int, res resource.Result, err error) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeObject(w, r, code, res.Object, res.Warnings)
+	s.writeObject(w, r, f, code, res.Object, res.Warnings)
 }
 
 // handleDelete answers 200 with the deleted object, or with the object
@@ -138,7 +148,11 @@ func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, code int, r
 // client that asked for orphanDependents=false: Kubernetes keeps 200
 // otherwise, for the clients that expect it.
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req request) {
-	p, err := deleteOptions(r)
+	f, err := negotiateWrite(r)
+	var p deleteParams
+	if err == nil {
+		p, err = deleteOptions(r)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -152,7 +166,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req reques
 	if res.Pending && p.cascade {
 		code = http.StatusAccepted
 	}
-	s.writeObject(w, r, code, res.Object, nil)
+	s.writeObject(w, r, f, code, res.Object, nil)
 }
 
 // handleDeleteCollection answers with the list of deleted objects.
