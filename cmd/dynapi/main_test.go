@@ -93,6 +93,19 @@ func TestReadyzFollowsTheDatabase(t *testing.T) {
 	if code, _ := httpGet(t, base+"/livez"); code != http.StatusOK {
 		t.Fatalf("/livez with the database down = %d, want 200", code)
 	}
+	// Requests say the storage is down and when to try again, which
+	// client-go does on its own, instead of an internal error.
+	resp, err := http.Get(base + "/api/v1/namespaces/default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
+		!strings.Contains(string(body), `"reason":"ServiceUnavailable"`) {
+		t.Fatalf("GET with the database down = %d (Retry-After %q) %s; want 503 with Retry-After 1",
+			resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
 }
 
 func TestPrivatePostgres(t *testing.T) {

@@ -27,3 +27,11 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _ = w.Write([]byte("ok"))
 }
+
+// storageDown reports whether the storage fails its readiness check now:
+// asked only when a request failed for a reason dynapi did not expect.
+func (s *Server) storageDown(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	return s.ready(ctx) != nil
+}

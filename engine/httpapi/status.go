@@ -68,6 +68,11 @@ type statusCause struct {
 var (
 	errNotFoundPath = &engine.Error{Code: engine.CodeNotFound, Message: "the server could not find the requested resource"}
 	errInternal     = &engine.Error{Code: engine.CodeInternal, Message: "Internal error occurred: internal error"}
+	// errStorageDown answers a request that failed while the storage does
+	// not answer: a 503 with Retry-After, which client-go retries on its
+	// own, rather than a 500 it gives up on.
+	errStorageDown = &engine.Error{Code: engine.CodeUnavailable, RetryAfterSeconds: 1,
+		Message: "the storage is unavailable; please try again"}
 )
 
 func errMethodNotAllowed(r *http.Request) *engine.Error {
@@ -75,18 +80,20 @@ func errMethodNotAllowed(r *http.Request) *engine.Error {
 }
 
 // writeError renders err as a Status. Errors that are not *engine.Error are
-// logged and shown as an internal error: their text may leak internals.
-// A request whose client went away is no server error: it is logged at
-// debug level.
+// logged and shown as an internal error, their text may leak internals; or
+// as the storage being unavailable, when it does not answer now. A request
+// whose client went away is no server error: it is logged at debug level.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *engine.Error
 	if !errors.As(err, &e) {
 		level := slog.LevelError
+		e = errInternal
 		if ctxErr := r.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 			level = slog.LevelDebug
+		} else if s.storageDown(r.Context()) {
+			e = errStorageDown
 		}
 		s.logger.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		e = errInternal
 	}
 	st := statusFor(e)
 	if e.RetryAfterSeconds > 0 {
