@@ -31,6 +31,11 @@ type Store interface {
 	// with an EventError. Errors: Expired when opts.ResourceVersion is older
 	// than the history kept.
 	Watch(ctx context.Context, opts WatchOptions) (<-chan Event, error)
+	// TryLock takes the lock name, shared by every process on the data,
+	// unless another holder has it (ok false), until release is called. A
+	// process that dies releases its locks. Background work that one
+	// process should do at a time (emptying a namespace) takes one.
+	TryLock(ctx context.Context, name string) (release func(), ok bool, err error)
 }
 
 // WatchOptions selects the changes a Watch streams.

@@ -60,15 +60,10 @@ func (s *Store) compact(ctx context.Context) error {
 		return fmt.Errorf("acquire connection: %w", err)
 	}
 	defer conn.Release()
-	var locked bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", compactLockKey).Scan(&locked); err != nil || !locked {
+	if locked, err := tryLock(ctx, conn, compactLockKey); err != nil || !locked {
 		return err
 	}
-	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", compactLockKey); err != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx)) // closing releases the lock; the pool drops the connection
-		}
-	}()
+	defer unlock(ctx, conn, compactLockKey)
 	var horizon int64
 	w := s.events.ResourceVersion()
 	if err := conn.QueryRow(ctx, horizonSQL, s.opts.Retention.Seconds(), w).Scan(&horizon); err != nil {

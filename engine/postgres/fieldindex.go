@@ -43,11 +43,7 @@ func (s *Store) EnsureFieldIndexes(ctx context.Context, resource engine.GroupRes
 	if err := lockFieldIndexes(ctx, conn); err != nil {
 		return err
 	}
-	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", fieldIndexLockKey); err != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx)) // closing releases the lock; the pool drops the connection
-		}
-	}()
+	defer unlock(ctx, conn, fieldIndexLockKey)
 	var errs []error
 	for _, p := range paths {
 		if err := ensureFieldIndex(ctx, conn, resource, p); err != nil {
@@ -62,9 +58,9 @@ func (s *Store) EnsureFieldIndexes(ctx context.Context, resource engine.GroupRes
 // the build holding the lock waits for: a deadlock.
 func lockFieldIndexes(ctx context.Context, conn *pgxpool.Conn) error {
 	for {
-		var locked bool
-		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", fieldIndexLockKey).Scan(&locked); err != nil {
-			return fmt.Errorf("lock field indexes: %w", err)
+		locked, err := tryLock(ctx, conn, fieldIndexLockKey)
+		if err != nil {
+			return fmt.Errorf("field indexes: %w", err)
 		}
 		if locked {
 			return nil

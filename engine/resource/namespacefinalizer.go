@@ -51,9 +51,8 @@ func (s *Service) terminateNamespace(ctx context.Context, t Target, old engine.O
 // them, until ctx ends. It looks when a delete through this Service marks
 // one or lets an object with finalizers go, and every interval besides:
 // for namespaces marked through another process or before a restart.
-// Two processes may empty one namespace together; each delete is
-// conditional on the resourceVersion it read, so that is only work done
-// twice.
+// One process at a time works on a namespace (a Store lock); the others
+// leave it for their next look.
 func (s *Service) FinalizeNamespaces(ctx context.Context, interval time.Duration, logger *slog.Logger) {
 	for {
 		if err := s.finalizeNamespaces(ctx); err != nil && ctx.Err() == nil {
@@ -97,8 +96,14 @@ func (s *Service) finalizeNamespaces(ctx context.Context) error {
 
 // finalizeNamespace empties namespace ns, then deletes it if nothing is
 // left in it: objects with finalizers stay, marked, until those who own
-// the finalizers let them go.
+// the finalizers let them go. It does nothing while another process works
+// on ns.
 func (s *Service) finalizeNamespace(ctx context.Context, ns engine.Object) error {
+	release, ok, err := s.Store.TryLock(ctx, "namespace/"+ns.Key.Name)
+	if err != nil || !ok {
+		return err
+	}
+	defer release()
 	waiting, err := s.emptyNamespace(ctx, ns.Key.Name)
 	if err != nil {
 		return err
