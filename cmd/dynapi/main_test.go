@@ -178,3 +178,18 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Fatal("a certificate without a key was accepted")
 	}
 }
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"postgres://user:secret@db:5432/dynapi?sslmode=disable", "postgres://user:xxxxx@db:5432/dynapi?sslmode=disable"},
+		{"postgres://user@db/dynapi", "postgres://user@db/dynapi"},
+		{"host=/tmp port=5499 user=postgres dbname=bench", "host=/tmp port=5499 user=postgres dbname=bench"},
+		{"host=db password=secret user=x", "host=db password=xxxxx user=x"},
+		{"host=db password = 'a b\\' c' user=x", "host=db password = xxxxx user=x"},
+	}
+	for _, tt := range tests {
+		if got := redact(tt.in); got != tt.want {
+			t.Errorf("redact(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}

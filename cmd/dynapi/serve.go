@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -167,11 +169,19 @@ func (m *Main) Close() error {
 	return errors.Join(errs...)
 }
 
-// redact hides the password of a database URL for the log.
+// redact hides the password of a database URL for the log, in either of
+// PostgreSQL's forms: a URL, or keyword=value pairs.
 func redact(dbURL string) string {
+	if !strings.Contains(dbURL, "://") {
+		return passwordPair.ReplaceAllString(dbURL, "${1}xxxxx")
+	}
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
 }
+
+// passwordPair is the password of a keyword=value connection string,
+// quoted or not.
+var passwordPair = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
