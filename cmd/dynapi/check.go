@@ -14,10 +14,8 @@ import (
 // prints each problem with its file. It fails when there is any problem,
 // so CI can gate on it.
 func check(cfg Config, stdout io.Writer) error {
-	for _, dir := range []struct{ name, path string }{{"schemas", cfg.Schemas}, {"conversions", cfg.Conversions}} {
-		if _, err := os.Stat(dir.path); err != nil {
-			return fmt.Errorf("%s directory: %w", dir.name, err)
-		}
+	if err := definitionDirs(cfg); err != nil {
+		return err
 	}
 	snap, problems := registry.Load(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions))
 	for _, p := range problems {
@@ -33,6 +31,17 @@ func check(cfg Config, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "ok: %d definition(s) in %s, %d with conversion rules in %s, every conversion proved\n",
 		len(snap.Resources()), cfg.Schemas, withRules(snap), cfg.Conversions)
+	return nil
+}
+
+// definitionDirs says which of the definition folders is missing, if
+// one is: a command that reads them once cannot wait for it to appear.
+func definitionDirs(cfg Config) error {
+	for _, dir := range []struct{ name, path string }{{"schemas", cfg.Schemas}, {"conversions", cfg.Conversions}} {
+		if _, err := os.Stat(dir.path); err != nil {
+			return fmt.Errorf("%s directory: %w", dir.name, err)
+		}
+	}
 	return nil
 }
 

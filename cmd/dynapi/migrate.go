@@ -18,6 +18,9 @@ import (
 // held. It is safe while servers run (each rewrite checks the
 // resourceVersion it read) and can be run again after an interruption.
 func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Writer) (err error) {
+	if err := definitionDirs(cfg); err != nil {
+		return err
+	}
 	snap, problems := registry.Load(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions))
 	for _, p := range problems {
 		logger.Warn("definition refused; its objects are not migrated", "file", p.File, "reason", p.Reason)

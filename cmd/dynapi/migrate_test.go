@@ -1,6 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
@@ -21,5 +28,57 @@ func TestDescribeMigration(t *testing.T) {
 		if got := describeMigration(tt.report, "v2"); got != tt.want {
 			t.Errorf("describeMigration = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+// TestMigrateCommand runs `dynapi migrate` as a user would, after the
+// storage version of Pipe moved from v1 to v2: the first run rewrites the
+// object stored in v1, the second finds nothing left to do.
+func TestMigrateCommand(t *testing.T) {
+	url, _ := startPostgres(t)
+	// The shipped definitions, with v1 as Pipe's storage version.
+	oldSchemas := t.TempDir()
+	if err := os.CopyFS(oldSchemas, os.DirFS("../../schemas")); err != nil {
+		t.Fatal(err)
+	}
+	pipeFile := filepath.Join(oldSchemas, "plumbing.example.com", "pipe.yaml")
+	pipe, err := os.ReadFile(pipeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.Replace(strings.Replace(string(pipe), "  storage: true\n", "", 1),
+		"- name: v1\n  served: true\n", "- name: v1\n  served: true\n  storage: true\n", 1)
+	if strings.Count(moved, "storage: true") != 1 || !strings.Contains(moved, "- name: v1\n  served: true\n  storage: true\n") {
+		t.Fatalf("cannot move the storage version in %s", pipeFile)
+	}
+	if err := os.WriteFile(pipeFile, []byte(moved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := runMain(t, Config{DatabaseURL: url, Schemas: oldSchemas})
+	mustDo(t, http.StatusCreated, http.MethodPost, "http://"+m.Addr()+"/apis/plumbing.example.com/v1/namespaces/default/pipes",
+		`{"apiVersion":"plumbing.example.com/v1","kind":"Pipe","metadata":{"name":"main"},
+		  "spec":{"owner":"team-water","diameter":120,"material":"steel","outlet":"north","tags":"potable","pressure":6}}`)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	args := []string{"migrate", "--database-url", url, "--schemas", "../../schemas", "--conversions", "../../conversions"}
+	for _, want := range []string{
+		"pipes.plumbing.example.com: stored in v1=1; rewrote 1 into v2, skipped 0\n",
+		"pipes.plumbing.example.com: stored in v2=1; rewrote 0 into v2, skipped 0\n",
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("dynapi migrate: %v\n%s", err, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("dynapi migrate printed:\n%s\nwant a line %q", stdout.String(), want)
+		}
+	}
+
+	// A missing definitions folder is named, not taken for a broken file.
+	err = run(context.Background(), []string{"migrate", "--database-url", url, "--schemas", "no-such-dir"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "schemas directory") {
+		t.Errorf("dynapi migrate --schemas no-such-dir: %v; want an error naming the schemas directory", err)
 	}
 }

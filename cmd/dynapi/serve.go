@@ -88,8 +88,13 @@ func (m *Main) openDatabase(ctx context.Context) error {
 		}
 		m.pg, dbURL = pg, pg.URL()
 	}
-	store, err := postgres.OpenWithOptions(ctx, dbURL, postgres.Options{
-		Retention: m.Config.EventRetention, Logger: m.Logger, Metrics: m.metrics})
+	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger}
+	if m.metrics != nil {
+		// Not a nil *Registry in the interface: a Registerer that is not
+		// nil but panics when used.
+		opts.Metrics = m.metrics
+	}
+	store, err := postgres.OpenWithOptions(ctx, dbURL, opts)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
