@@ -21,6 +21,10 @@ type GroupResource struct {
 	Group, Resource string
 }
 
+// Namespaces is the core Namespace kind's resource: declared by a
+// definition file like every kind, with a lifecycle that is the server's.
+var Namespaces = GroupResource{Resource: "namespaces"}
+
 // String renders "resource.group", or "resource" for the core group, as Kubernetes does.
 func (gr GroupResource) String() string {
 	if gr.Group == "" {

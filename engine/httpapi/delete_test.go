@@ -112,6 +112,13 @@ func TestNamespaces(t *testing.T) {
 
 	r := s.do(http.MethodDelete, "/api/v1/namespaces/default", "", "")
 	wantStatus(t, r, http.StatusForbidden, "Forbidden")
+
+	// One request may not delete every namespace, as in kube-apiserver.
+	s.create("/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kept"}}`)
+	wantStatus(t, s.do(http.MethodDelete, "/api/v1/namespaces", "", ""), http.StatusMethodNotAllowed, "MethodNotAllowed")
+	if kept := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1/namespaces/kept", "", ""); kept.get("status.phase").String() != "Active" {
+		t.Errorf("namespace after a refused collection delete: %s", kept)
+	}
 }
 
 // TestNamespaceWithFinalizers: a namespace's own finalizers keep it, and

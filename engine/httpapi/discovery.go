@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/go-chi/chi/v5"
 
@@ -54,8 +55,12 @@ type (
 	}
 )
 
-// resourceVerbs are the verbs every served resource supports.
-var resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+// resourceVerbs are the verbs of a resource that deletes collections, and
+// singleVerbs those of one that does not.
+var (
+	resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+	singleVerbs   = slices.DeleteFunc(slices.Clone(resourceVerbs), func(v string) bool { return v == "deletecollection" })
+)
 
 // statusVerbs are the verbs of a status subresource.
 var statusVerbs = []string{"get", "patch", "update"}
@@ -121,8 +126,12 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, snap 
 	doc := apiResourceList{Kind: "APIResourceList", APIVersion: "v1",
 		GroupVersion: engine.GroupVersionKind{Group: group, Version: version}.APIVersion(), Resources: []apiResource{}}
 	for _, res := range resources {
+		verbs := resourceVerbs
+		if !res.DeletesCollections() {
+			verbs = singleVerbs
+		}
 		doc.Resources = append(doc.Resources, apiResource{Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced,
-			Kind: res.Kind, Verbs: resourceVerbs, ShortNames: res.ShortNames, Categories: res.Categories})
+			Kind: res.Kind, Verbs: verbs, ShortNames: res.ShortNames, Categories: res.Categories})
 		if resource.IsNamespaces(res) {
 			doc.Resources = append(doc.Resources, apiResource{Name: res.Plural + "/finalize", Namespaced: res.Namespaced,
 				Kind: res.Kind, Verbs: []string{"update"}})

@@ -19,6 +19,8 @@ func TestDiscovery(t *testing.T) {
 		ns.Get("shortNames").Raw != `["ns"]` || ns.Get("singularName").String() != "namespace" {
 		t.Fatalf("/api/v1: %s", core)
 	}
+	// As kube-apiserver: namespaces are not deleted by collection.
+	jsonEqual(t, []byte(ns.Get("verbs").Raw), `["create","delete","get","list","patch","update","watch"]`)
 
 	groups := s.mustDo(http.StatusOK, http.MethodGet, "/apis", "", "")
 	if groups.get("kind").String() != "APIGroupList" || groups.get(`groups.#(name=="")`).Exists() {

@@ -35,4 +35,12 @@ func TestOpenAPIv3(t *testing.T) {
 		t.Fatalf("stale hash not redirected to the document: %d", stale.code)
 	}
 	wantStatus(t, s.do(http.MethodGet, "/openapi/v3/apis/nope/v1", "", ""), http.StatusNotFound, "NotFound")
+
+	if !doc.get(`paths./apis/shop\.example\.com/v1/namespaces/{namespace}/widgets.delete`).Exists() {
+		t.Errorf("no deletecollection of widgets")
+	}
+	core := s.mustDo(http.StatusOK, http.MethodGet, root.get(`paths.api/v1.serverRelativeURL`).String(), "", "")
+	if namespaces := core.get(`paths./api/v1/namespaces`); !namespaces.Get("post").Exists() || namespaces.Get("delete").Exists() {
+		t.Errorf("namespaces collection: %s; want create and no deletecollection", namespaces.Raw)
+	}
 }

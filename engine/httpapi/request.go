@@ -103,7 +103,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
 		s.handleList(w, r, req)
 	case req.name == "" && r.Method == http.MethodPost && !crossNamespace:
 		s.handleCreate(w, r, req)
-	case req.name == "" && r.Method == http.MethodDelete && !crossNamespace:
+	case req.name == "" && r.Method == http.MethodDelete && !crossNamespace && req.target.Resource.DeletesCollections():
 		s.handleDeleteCollection(w, r, req)
 	case req.name != "" && r.Method == http.MethodGet:
 		s.handleGet(w, r, req)

@@ -26,13 +26,16 @@ func pathItems(r *registry.Resource, v *registry.Version) map[string]any {
 	op := func(verb, action, desc string, query []any, body map[string]any, resp map[string]string) map[string]any {
 		return operation(verb+scope+r.Kind, action, desc, kind, query, body, resp)
 	}
+	collectionOps := map[string]any{
+		"parameters": params,
+		"get":        op("list", "list", "list or watch objects of kind "+r.Kind, listQuery, nil, listRef),
+		"post":       op("create", "post", "create a "+r.Kind, writeQuery, jsonBody(objRef), objRef),
+	}
+	if r.DeletesCollections() {
+		collectionOps["delete"] = op("deletecollection", "deletecollection", "delete collection of "+r.Kind, listQuery, nil, listRef)
+	}
 	items := map[string]any{
-		collection: map[string]any{
-			"parameters": params,
-			"get":        op("list", "list", "list or watch objects of kind "+r.Kind, listQuery, nil, listRef),
-			"post":       op("create", "post", "create a "+r.Kind, writeQuery, jsonBody(objRef), objRef),
-			"delete":     op("deletecollection", "deletecollection", "delete collection of "+r.Kind, listQuery, nil, listRef),
-		},
+		collection: collectionOps,
 		item: map[string]any{
 			"parameters": itemParams,
 			"get":        op("read", "get", "read the specified "+r.Kind, nil, nil, objRef),

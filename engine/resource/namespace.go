@@ -24,14 +24,11 @@ const namespaceNameLabel = "kubernetes.io/metadata.name"
 // protectedNamespaces may not be deleted.
 var protectedNamespaces = map[string]bool{"default": true, "kube-system": true, "kube-public": true}
 
-// namespaces is the storage key of the core Namespace kind.
-var namespaces = engine.GroupResource{Resource: "namespaces"}
-
 func isNamespaces(t Target) bool { return IsNamespaces(t.Resource) }
 
 // IsNamespaces reports whether res is the core Namespace kind, whose
 // lifecycle is the server's (and which alone has a finalize subresource).
-func IsNamespaces(res *registry.Resource) bool { return res.GroupResource() == namespaces }
+func IsNamespaces(res *registry.Resource) bool { return res.GroupResource() == engine.Namespaces }
 
 func prepareNamespaceMeta(m *metav1.ObjectMeta) {
 	if m.Labels == nil {
@@ -117,7 +114,7 @@ func hasFinalizers(obj []byte) bool {
 // does for "default" at start. Errors: NotFound when snap has no core
 // Namespace kind; those of Create.
 func (s *Service) EnsureNamespace(ctx context.Context, snap *registry.Snapshot, name string) error {
-	res, ver, ok := snap.Lookup("", "v1", namespaces.Resource)
+	res, ver, ok := snap.Lookup("", "v1", engine.Namespaces.Resource)
 	if !ok {
 		return engine.Errorf(engine.CodeNotFound, "no Namespace kind (core group, v1) is defined")
 	}

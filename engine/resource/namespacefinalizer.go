@@ -79,7 +79,7 @@ func (s *Service) poke() {
 // deletion.
 func (s *Service) finalizeNamespaces(ctx context.Context) error {
 	var marked []engine.Object
-	_, err := s.Store.List(ctx, engine.ListOptions{Resource: namespaces, BodyFields: []engine.FieldRequirement{
+	_, err := s.Store.List(ctx, engine.ListOptions{Resource: engine.Namespaces, BodyFields: []engine.FieldRequirement{
 		{Path: "metadata.deletionTimestamp", Operator: engine.OpNotEquals, Value: ""}}}, func(o engine.Object) error {
 		marked = append(marked, o)
 		return nil
