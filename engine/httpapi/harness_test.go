@@ -135,13 +135,13 @@ func wantStatus(t *testing.T, r response, code int, reason string) {
 
 // eventually repeats a request until done accepts its answer, for what
 // the server does in the background; it fails the test after 10 seconds.
-func (s *testServer) eventually(method, path string, done func(response) bool) {
+func (s *testServer) eventually(method, path string, done func(response) bool) response {
 	s.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r := s.do(method, path, "", "")
 		if done(r) {
-			return
+			return r
 		}
 		if time.Now().After(deadline) {
 			s.t.Fatalf("%s %s: still %d %s after 10s", method, path, r.code, r.body)

@@ -82,3 +82,21 @@ func TestStorageVersionChange(t *testing.T) {
 		wantFields(t, s.mustDo(http.StatusOK, http.MethodGet, pipesV2+"/"+name, "", ""), wantAll)
 	}
 }
+
+// TestNamespaceDeletionKeepsMarkedObjectsWhole: an object with a finalizer,
+// stored in a version that cannot hold all of it, is marked for deletion
+// when its namespace is deleted, and still reads whole: its stored version
+// and remainder are written back with it.
+func TestNamespaceDeletionKeepsMarkedObjectsWhole(t *testing.T) {
+	var snapshots atomic.Pointer[registry.Snapshot]
+	s := newTestServerWith(t, &snapshots, func(*registry.Snapshot) { snapshots.Store(loadWithPipeStoredInV1(t)) })
+	s.create("/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"doomed"}}`)
+	pipe := "/apis/plumbing.example.com/v2/namespaces/doomed/pipes"
+	s.create(pipe, `{"apiVersion":"plumbing.example.com/v2","kind":"Pipe","metadata":{"name":"held","finalizers":["example.com/hold"]},
+		"spec":{"size":{"diameter":80,"wallThickness":2.5},"material":"Copper","outlets":["a","b"],"pressure":6.5,"insulation":"Wool"}}`)
+
+	s.mustDo(http.StatusOK, http.MethodDelete, "/api/v1/namespaces/doomed", "", "")
+	marked := s.eventually(http.MethodGet, pipe+"/held", func(r response) bool { return r.get("metadata.deletionTimestamp").Exists() })
+	wantFields(t, marked, map[string]string{"spec.size.diameter": "80", "spec.size.wallThickness": "2.5", "spec.material": `"Copper"`,
+		"spec.outlets": `["a","b"]`, "spec.pressure": "6.5", "spec.insulation": `"Wool"`})
+}

@@ -87,6 +87,22 @@ func TestCreateErrors(t *testing.T) {
 			}
 		})
 	}
+
+	// A write without a stored version is a bug that would leave a row no
+	// read can convert: the database refuses it.
+	unversioned := newObject(pipes, "default", "unversioned", nil)
+	unversioned.StoredVersion = ""
+	if _, err := s.Create(context.Background(), unversioned); err == nil {
+		t.Error("Create without a stored version succeeded")
+	}
+	taken, err := s.Get(context.Background(), engine.ObjectKey{Resource: pipes, Namespace: "default", Name: "taken"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken.StoredVersion = ""
+	if _, err := s.Update(context.Background(), taken); err == nil {
+		t.Error("Update without a stored version succeeded")
+	}
 }
 
 func TestCreateSameNameElsewhere(t *testing.T) {

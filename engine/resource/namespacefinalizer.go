@@ -156,14 +156,14 @@ func (s *Service) deleteEmptyNamespace(ctx context.Context, ns engine.Object) er
 func (s *Service) emptyNamespace(ctx context.Context, ns string) ([]engine.Object, error) {
 	var keys []engine.Object
 	_, err := s.Store.List(ctx, engine.ListOptions{Namespace: ns}, func(o engine.Object) error {
-		kept := engine.Object{Key: o.Key, ResourceVersion: o.ResourceVersion}
-		if hasFinalizers(o.Body) {
-			// Only these are marked rather than deleted, which needs the
-			// body. Why not keep every body: memory would grow with the
-			// namespace (80,000 objects held 150 MiB).
-			kept.Body = o.Body
+		if !hasFinalizers(o.Body) {
+			// Only objects with finalizers are marked rather than deleted,
+			// which writes them back whole: stored version, body and
+			// remainder. Why not keep every body: memory would grow with
+			// the namespace (80,000 objects held 150 MiB).
+			o.Body, o.Remainder = nil, nil
 		}
-		keys = append(keys, kept)
+		keys = append(keys, o)
 		return nil
 	})
 	if err != nil {
