@@ -47,40 +47,55 @@ type Config struct {
 // cut) made the collector run without pause.
 const defaultGCPercent = 200
 
-// parseConfig reads flags for cmd; each flag falls back to an environment
-// variable, then to its default.
+// commands is what the usage says of each subcommand.
+const commands = `Commands:
+  serve    serve the APIs in --schemas (the default)
+  check    load every definition, print each problem, exit 1 if any
+  migrate  rewrite objects stored in older versions in the storage version
+`
+
+// parseConfig reads flags for cmd; a flag not given falls back to its
+// environment variable, then to its default. Environment values go through
+// the flag's own parser, so a bad one is an error as on the command line.
 func parseConfig(cmd string, args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet("dynapi "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: dynapi [command] [flags]\n\n%s\nFlags of %s:\n", commands, cmd)
+		fs.PrintDefaults()
 	}
-	fs.StringVar(&c.Schemas, "schemas", env("DYNAPI_SCHEMAS", "./schemas"), "directory of API definition files (env DYNAPI_SCHEMAS)")
-	fs.StringVar(&c.Conversions, "conversions", env("DYNAPI_CONVERSIONS", "./conversions"), "directory of conversion rule files (env DYNAPI_CONVERSIONS)")
+	envOf := map[string]string{}
+	withEnv := func(name, envName string) string {
+		envOf[name] = envName
+		return " (env " + envName + ")"
+	}
+	fs.StringVar(&c.Schemas, "schemas", "./schemas", "directory of API definition files"+withEnv("schemas", "DYNAPI_SCHEMAS"))
+	fs.StringVar(&c.Conversions, "conversions", "./conversions", "directory of conversion rule files"+withEnv("conversions", "DYNAPI_CONVERSIONS"))
 	if cmd == "serve" || cmd == "migrate" {
-		fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private PostgreSQL in --data-dir (env DATABASE_URL)")
-		fs.StringVar(&c.DataDir, "data-dir", env("DYNAPI_DATA_DIR", "./.dynapi"), "where the private PostgreSQL keeps its data (env DYNAPI_DATA_DIR)")
+		fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL URL; empty starts a private PostgreSQL in --data-dir"+withEnv("database-url", "DATABASE_URL"))
+		fs.StringVar(&c.DataDir, "data-dir", "./.dynapi", "where the private PostgreSQL keeps its data"+withEnv("data-dir", "DYNAPI_DATA_DIR"))
 	}
 	if cmd == "migrate" {
 		fs.Int64Var(&c.MigrateBatch, "batch", 500, "objects read and rewritten per page")
 	}
 	if cmd == "serve" {
-		fs.StringVar(&c.Listen, "listen", env("DYNAPI_LISTEN", "127.0.0.1:8080"), "address to serve on (env DYNAPI_LISTEN)")
-		fs.StringVar(&c.TLSCertFile, "tls-cert-file", env("DYNAPI_TLS_CERT_FILE", ""), "serve HTTPS with this certificate (env DYNAPI_TLS_CERT_FILE)")
-		fs.StringVar(&c.TLSKeyFile, "tls-key-file", env("DYNAPI_TLS_KEY_FILE", ""), "key of --tls-cert-file (env DYNAPI_TLS_KEY_FILE)")
-		fs.DurationVar(&c.EventRetention, "event-retention", envDuration(getenv, "DYNAPI_EVENT_RETENTION", 5*time.Minute),
-			"how long the history of writes is kept for watches and paginated lists (env DYNAPI_EVENT_RETENTION)")
-		fs.BoolVar(&c.Profiling, "profiling", env("DYNAPI_PROFILING", "") == "true", "serve Go's profiler at /debug/pprof/ (env DYNAPI_PROFILING=true)")
-		fs.StringVar(&c.RuntimeConfig, "runtime-config", env("DYNAPI_RUNTIME_CONFIG", ""),
-			"switch API groups and versions off (or on): group/version=false, group=false, api/all=false, comma-separated (env DYNAPI_RUNTIME_CONFIG)")
-		fs.StringVar(&c.SchemaChangePolicy, "schema-change-policy", env("DYNAPI_SCHEMA_CHANGE_POLICY", string(reload.PolicyReport)),
-			"what a schema change that would break stored objects does: report (log it, apply it) or refuse (keep the previous definition) (env DYNAPI_SCHEMA_CHANGE_POLICY)")
+		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address to serve on"+withEnv("listen", "DYNAPI_LISTEN"))
+		fs.StringVar(&c.TLSCertFile, "tls-cert-file", "", "serve HTTPS with this certificate"+withEnv("tls-cert-file", "DYNAPI_TLS_CERT_FILE"))
+		fs.StringVar(&c.TLSKeyFile, "tls-key-file", "", "key of --tls-cert-file"+withEnv("tls-key-file", "DYNAPI_TLS_KEY_FILE"))
+		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
+			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
+		fs.BoolVar(&c.Profiling, "profiling", false, "serve Go's profiler at /debug/pprof/"+withEnv("profiling", "DYNAPI_PROFILING"))
+		fs.StringVar(&c.RuntimeConfig, "runtime-config", "",
+			"switch API groups and versions off (or on): group/version=false, group=false, api/all=false, comma-separated"+withEnv("runtime-config", "DYNAPI_RUNTIME_CONFIG"))
+		fs.StringVar(&c.SchemaChangePolicy, "schema-change-policy", string(reload.PolicyReport),
+			"what a schema change that would break stored objects does: report (log it, apply it) or refuse (keep the previous definition)"+
+				withEnv("schema-change-policy", "DYNAPI_SCHEMA_CHANGE_POLICY"))
 	}
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if err := setFromEnv(fs, envOf, getenv); err != nil {
 		return c, err
 	}
 	if cmd == "serve" && getenv("GOGC") == "" {
@@ -101,11 +116,17 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 	return c, nil
 }
 
-// envDuration reads a duration from the environment, or returns def when
-// it is unset or unreadable (the flag's own parsing reports bad values).
-func envDuration(getenv func(string) string, name string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(getenv(name)); err == nil {
-		return d
+// setFromEnv sets each flag of envOf that the command line did not give
+// from its environment variable, if that is set.
+func setFromEnv(fs *flag.FlagSet, envOf map[string]string, getenv func(string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for name, envName := range envOf {
+		if v := getenv(envName); v != "" && !given[name] {
+			if err := fs.Set(name, v); err != nil {
+				return fmt.Errorf("invalid value %q for %s: %w", v, envName, err)
+			}
+		}
 	}
-	return def
+	return nil
 }

@@ -48,6 +48,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd := "serve"
 	if len(args) > 0 && (args[0] == "serve" || args[0] == "check" || args[0] == "migrate") {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && args[0] == "help" {
+		// "dynapi help [command]" is "dynapi [command] -h".
+		if len(args) > 1 && (args[1] == "check" || args[1] == "migrate") {
+			cmd = args[1]
+		}
+		args = []string{"-h"}
 	}
 	cfg, err := parseConfig(cmd, args, os.Getenv, stderr)
 	if err != nil {

@@ -177,6 +177,31 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	if _, err := parseConfig("serve", []string{"--tls-cert-file", "c"}, func(string) string { return "" }, io.Discard); err == nil {
 		t.Fatal("a certificate without a key was accepted")
 	}
+
+	// Environment values are parsed as the flags' own: a bad one is an
+	// error, unless the command line gives the flag.
+	tests := []struct {
+		env     map[string]string
+		args    []string
+		wantErr string
+		want    func(Config) bool
+	}{
+		{env: map[string]string{"DYNAPI_EVENT_RETENTION": "abc"}, wantErr: `invalid value "abc" for DYNAPI_EVENT_RETENTION`},
+		{env: map[string]string{"DYNAPI_PROFILING": "yes"}, wantErr: `invalid value "yes" for DYNAPI_PROFILING`},
+		{env: map[string]string{"DYNAPI_EVENT_RETENTION": "abc"}, args: []string{"--event-retention", "1m"},
+			want: func(c Config) bool { return c.EventRetention == time.Minute }},
+		{env: map[string]string{"DYNAPI_EVENT_RETENTION": "90s", "DYNAPI_PROFILING": "1"},
+			want: func(c Config) bool { return c.EventRetention == 90*time.Second && c.Profiling }},
+	}
+	for _, tt := range tests {
+		cfg, err := parseConfig("serve", tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+		switch {
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("env %v args %v: error %v; want %q", tt.env, tt.args, err, tt.wantErr)
+		case tt.wantErr == "" && (err != nil || !tt.want(cfg)):
+			t.Errorf("env %v args %v: %+v, %v", tt.env, tt.args, cfg, err)
+		}
+	}
 }
 
 func TestRedact(t *testing.T) {
