@@ -118,6 +118,19 @@ func TestPrivatePostgres(t *testing.T) {
 	if _, err := os.Stat(dataDir + "/pgdata/PG_VERSION"); err != nil {
 		t.Fatalf("private PostgreSQL not in --data-dir: %v", err)
 	}
+
+	// `dynapi migrate` beside the running server uses its PostgreSQL.
+	var stdout, stderr bytes.Buffer
+	args := []string{"migrate", "--data-dir", dataDir, "--schemas", "../../schemas", "--conversions", "../../conversions"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("dynapi migrate beside the server: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "pipes.plumbing.example.com: no objects") {
+		t.Errorf("dynapi migrate printed %q", stdout.String())
+	}
+	if code, body := httpGet(t, "http://"+m.Addr()+"/api/v1/namespaces/default"); code != http.StatusOK {
+		t.Fatalf("server after migrate: %d %s", code, body)
+	}
 }
 
 func TestCheck(t *testing.T) {

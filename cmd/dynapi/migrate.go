@@ -6,24 +6,31 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
-	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/crd"
+	"github.com/dynapi/dynapi/engine/pgserver"
+	"github.com/dynapi/dynapi/engine/reload"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // migrate rewrites the objects of every kind that are stored in an older
 // version into the kind's storage version, and reports what each version
-// held. It is safe while servers run (each rewrite checks the
-// resourceVersion it read) and can be run again after an interruption.
+// held. The kinds are those the server would serve: from the definition
+// files and from the CustomResourceDefinitions stored through the API. It
+// is safe while servers run (each rewrite checks the resourceVersion it
+// read) and can be run again after an interruption.
 func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Writer) (err error) {
 	if err := definitionDirs(cfg); err != nil {
 		return err
 	}
-	snap, problems := registry.Load(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions))
-	for _, p := range problems {
-		logger.Warn("definition refused; its objects are not migrated", "file", p.File, "reason", p.Reason)
+	if cfg.DatabaseURL == "" {
+		if url, ok := pgserver.Running(cfg.DataDir); ok {
+			// A server's private PostgreSQL: a second cannot start on its
+			// data, and migrating beside the server is safe.
+			logger.Info("using the private PostgreSQL of the running server", "dataDir", cfg.DataDir)
+			cfg.DatabaseURL = url
+		}
 	}
 	m := &Main{Config: cfg, Logger: logger}
 	defer func() { err = errors.Join(err, m.Close()) }()
@@ -31,7 +38,16 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 		return err
 	}
 	service := resource.New(m.store)
-	for _, res := range snap.Resources() {
+	// Refused definitions are logged by the reloader: their objects are
+	// not migrated.
+	defs := reload.New(cfg.Schemas, cfg.Conversions, reload.Options{Logger: logger})
+	if err := defs.Reload(); err != nil {
+		return err
+	}
+	if err := crd.New(service, defs, logger).Sync(ctx); err != nil {
+		return err
+	}
+	for _, res := range defs.Load().Resources() {
 		report, err := service.Migrate(ctx, res, cfg.MigrateBatch)
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", res.GroupResource(), err)

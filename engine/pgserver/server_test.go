@@ -108,3 +108,39 @@ func TestPID(t *testing.T) {
 		t.Errorf("PID() = %d; postmaster.pid names %q", s.PID(), first)
 	}
 }
+
+// TestRunning finds the server a persistent Start left running, and
+// nothing once it is stopped.
+func TestRunning(t *testing.T) {
+	dataDir := t.TempDir()
+	if _, ok := Running(dataDir); ok {
+		t.Fatal("Running found a server in an empty directory")
+	}
+	s, err := Start(t.Context(), Options{DataDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	url, ok := Running(dataDir)
+	if !ok {
+		t.Fatal("Running did not find the started server")
+	}
+	out, err := exec.Command(filepath.Join(s.bin, "psql"), "-X", "-At", "-d", url, "-c", "select 1").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "1" {
+		t.Fatalf("psql through Running's URL %s: %v: %s", url, err, out)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Running(dataDir); ok {
+		t.Error("Running found a stopped server")
+	}
+	// The file a crashed server leaves names a process that is gone.
+	stale := "2147483646\n" + s.dataDir + "\n1700000000\n5432\n" + s.sockDir + "\n\n  1234 5678\nready   \n"
+	if err := os.WriteFile(filepath.Join(s.dataDir, "postmaster.pid"), []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Running(dataDir); ok {
+		t.Error("Running took a stale postmaster.pid for a running server")
+	}
+}
