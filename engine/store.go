@@ -128,6 +128,10 @@ const (
 	OpNotIn        Operator = "notin"
 	OpExists       Operator = "exists"
 	OpDoesNotExist Operator = "!"
+	// OpGreaterThan and OpLessThan compare a label's value as an integer;
+	// a label whose value is not one does not match.
+	OpGreaterThan Operator = "gt"
+	OpLessThan    Operator = "lt"
 )
 
 // Requirement is one term of a label selector; all terms must hold.

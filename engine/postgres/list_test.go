@@ -41,11 +41,11 @@ func TestListLabelSelectors(t *testing.T) {
 	s := newStore(t)
 	createNamespace(t, s, "default")
 	for name, labels := range map[string]map[string]string{
-		"a": {"app": "web", "tier": "front", "app.kubernetes.io/name": "dynapi"},
-		"b": {"app": "db", "tier": "back"},
-		"c": {"app": "web"},
+		"a": {"app": "web", "tier": "front", "app.kubernetes.io/name": "dynapi", "num": "10"},
+		"b": {"app": "db", "tier": "back", "num": "-3"},
+		"c": {"app": "web", "num": "+7"},
 		"d": nil,
-		"e": {"app": injection},
+		"e": {"app": injection, "num": "99999999999999999999"},
 	} {
 		mustCreate(t, s, newObject(pipes, "default", name, labels))
 	}
@@ -74,6 +74,11 @@ func TestListLabelSelectors(t *testing.T) {
 		{"injection value in", []engine.Requirement{req("app", engine.OpIn, injection, `"}'`)}, []string{"e"}},
 		{"injection key", []engine.Requirement{req(`app') OR true --`, engine.OpExists)}, nil},
 		{"quote in key", []engine.Requirement{req(`a"pp`, engine.OpEquals, "web")}, nil},
+		{"greater than", []engine.Requirement{req("num", engine.OpGreaterThan, "5")}, []string{"a", "c"}},
+		{"less than", []engine.Requirement{req("num", engine.OpLessThan, "0")}, []string{"b"}},
+		{"less than skips missing and out of int64", []engine.Requirement{req("num", engine.OpLessThan, "100")}, []string{"a", "b", "c"}},
+		{"greater than skips values not integers", []engine.Requirement{req("tier", engine.OpGreaterThan, "-1000")}, nil},
+		{"injection key compared", []engine.Requirement{req(`num') OR true --`, engine.OpGreaterThan, "1")}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,8 +105,10 @@ func TestListBadSelectors(t *testing.T) {
 	}{
 		{"equals two values", engine.ListOptions{Labels: []engine.Requirement{{Key: "a", Operator: engine.OpEquals, Values: []string{"1", "2"}}}},
 			`label selector "a" =: exactly one value required`},
-		{"unknown label operator", engine.ListOptions{Labels: []engine.Requirement{{Key: "a", Operator: "gt", Values: []string{"1"}}}},
-			`label selector "a": unknown operator "gt"`},
+		{"unknown label operator", engine.ListOptions{Labels: []engine.Requirement{{Key: "a", Operator: "~", Values: []string{"1"}}}},
+			`label selector "a": unknown operator "~"`},
+		{"greater than a word", engine.ListOptions{Labels: []engine.Requirement{{Key: "a", Operator: engine.OpGreaterThan, Values: []string{"x"}}}},
+			`label selector "a" gt: exactly one integer value required`},
 		{"unsupported field", engine.ListOptions{Fields: []engine.FieldRequirement{{Path: "spec.size", Operator: engine.OpEquals, Value: "3"}}},
 			"field label not supported: spec.size"},
 		{"unsupported field operator", engine.ListOptions{Fields: []engine.FieldRequirement{{Path: "metadata.name", Operator: engine.OpIn, Value: "3"}}},

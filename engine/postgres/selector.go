@@ -59,6 +59,16 @@ func (q *listQuery) addLabel(r engine.Requirement) error {
 		cond = "labels @> ANY(" + q.arg(pairs) + "::jsonb[])"
 	case engine.OpExists, engine.OpDoesNotExist:
 		cond = "label_keys(labels) @> jsonb_build_array(" + q.arg(r.Key) + "::text)"
+	case engine.OpGreaterThan, engine.OpLessThan:
+		var limit int64
+		var err error
+		if len(r.Values) == 1 {
+			limit, err = strconv.ParseInt(r.Values[0], 10, 64)
+		}
+		if len(r.Values) != 1 || err != nil {
+			return engine.Errorf(engine.CodeBadRequest, "label selector %q %s: exactly one integer value required", r.Key, r.Operator)
+		}
+		cond = intLabelCompare(q.arg(r.Key), map[engine.Operator]string{engine.OpGreaterThan: ">", engine.OpLessThan: "<"}[r.Operator], q.arg(limit))
 	default:
 		return engine.Errorf(engine.CodeBadRequest, "label selector %q: unknown operator %q", r.Key, r.Operator)
 	}
@@ -67,6 +77,18 @@ func (q *listQuery) addLabel(r engine.Requirement) error {
 	}
 	q.where = append(q.where, cond)
 	return nil
+}
+
+// intLabelCompare compares the value of label key with limit as integers,
+// as labels.Requirement.Matches does: a value that is not an int64 (what
+// strconv.ParseInt reads: a sign, then digits) matches nothing. The CASE
+// casts only what the pattern let through, as PostgreSQL may evaluate an
+// AND's operands in any order. No index serves it: GIN indexes hold
+// labels as strings.
+func intLabelCompare(key, op, limit string) string {
+	v := "(labels->>" + key + "::text)"
+	return "CASE WHEN " + v + " ~ '^[+-]?[0-9]+$' THEN " + v + "::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 AND " +
+		v + "::numeric " + op + " " + limit + "::bigint ELSE false END"
 }
 
 // labelsJSON renders the one-label object {"key": "value"}.

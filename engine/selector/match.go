@@ -2,6 +2,7 @@ package selector
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/tidwall/gjson"
 
@@ -48,6 +49,26 @@ func matchOne(op engine.Operator, exists bool, value string, values []string) bo
 		return exists
 	case engine.OpDoesNotExist:
 		return !exists
+	case engine.OpGreaterThan, engine.OpLessThan:
+		return exists && len(values) == 1 && compareInts(op, value, values[0])
 	}
 	return false
+}
+
+// compareInts compares a label value with a requirement's as integers, as
+// labels.Requirement.Matches does: a value that is not an int64 matches
+// nothing.
+func compareInts(op engine.Operator, value, limit string) bool {
+	v, err := strconv.ParseInt(value, 10, 64)
+	if err != nil {
+		return false
+	}
+	l, err := strconv.ParseInt(limit, 10, 64)
+	if err != nil {
+		return false
+	}
+	if op == engine.OpGreaterThan {
+		return v > l
+	}
+	return v < l
 }

@@ -5,7 +5,7 @@ import (
 )
 
 func TestMatchLabels(t *testing.T) {
-	obj := []byte(`{"metadata":{"name":"a","labels":{"app":"web","app.kubernetes.io/name":"x","tier":""}}}`)
+	obj := []byte(`{"metadata":{"name":"a","labels":{"app":"web","app.kubernetes.io/name":"x","tier":"","num":"+7","big":"99999999999999999999"}}}`)
 	tests := []struct {
 		selector string
 		want     bool
@@ -24,6 +24,12 @@ func TestMatchLabels(t *testing.T) {
 		{"!missing", true},
 		{"tier=", true},
 		{"app=web,tier=x", false},
+		{"num>5", true},
+		{"num>7", false},
+		{"num<8", true},
+		{"missing<8", false},
+		{"app>0", false},
+		{"big>0", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.selector, func(t *testing.T) {

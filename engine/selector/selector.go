@@ -15,7 +15,7 @@ import (
 func ParseLabels(s string) ([]engine.Requirement, error) {
 	sel, err := labels.Parse(s)
 	if err != nil {
-		return nil, engine.Errorf(engine.CodeBadRequest, "unable to parse requirement: %v", err)
+		return nil, engine.Errorf(engine.CodeBadRequest, "%v", err) // apimachinery says "unable to parse requirement: ..." itself
 	}
 	reqs, _ := sel.Requirements()
 	out := make([]engine.Requirement, 0, len(reqs))
@@ -39,8 +39,11 @@ func labelOperator(op selection.Operator) engine.Operator {
 		return engine.OpExists
 	case selection.DoesNotExist:
 		return engine.OpDoesNotExist
+	case selection.GreaterThan:
+		return engine.OpGreaterThan
+	case selection.LessThan:
+		return engine.OpLessThan
 	}
-	// labels.Parse also accepts "gt" and "lt", which no Kubernetes list supports.
 	return engine.Operator(op)
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 func TestParseLabels(t *testing.T) {
@@ -25,6 +26,9 @@ func TestParseLabels(t *testing.T) {
 		{in: "app in (", wantErr: true},
 		{in: "a b", wantErr: true},
 		{in: "-bad=x", wantErr: true},
+		{in: "num>5", want: []engine.Requirement{{Key: "num", Operator: engine.OpGreaterThan, Values: []string{"5"}}}},
+		{in: "num<5", want: []engine.Requirement{{Key: "num", Operator: engine.OpLessThan, Values: []string{"5"}}}},
+		{in: "num>x", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -35,6 +39,10 @@ func TestParseLabels(t *testing.T) {
 			if err != nil {
 				if engine.ErrorCode(err) != engine.CodeBadRequest {
 					t.Errorf("error code = %v, want BadRequest", engine.ErrorCode(err))
+				}
+				// The message is the parser's, as kube-apiserver sends it.
+				if _, parseErr := labels.Parse(tt.in); parseErr == nil || err.(*engine.Error).Message != parseErr.Error() {
+					t.Errorf("message %q; want the parser's %v", err.(*engine.Error).Message, parseErr)
 				}
 				return
 			}
