@@ -100,6 +100,11 @@ func TestNamespaces(t *testing.T) {
 	if again.get("metadata.deletionTimestamp").String() != marked.get("metadata.deletionTimestamp").String() {
 		t.Errorf("second delete marked the namespace again: %s", again)
 	}
+	// Selected by phase, as kube-apiserver selects namespaces.
+	terminating := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1/namespaces?fieldSelector=status.phase%3DTerminating", "", "")
+	jsonEqual(t, []byte(terminating.get("items.#.metadata.name").Raw), `["team"]`)
+	active := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1/namespaces?fieldSelector=status.phase%3DActive", "", "")
+	jsonEqual(t, []byte(active.get("items.#.metadata.name").Raw), `["default"]`)
 	refused := s.do(http.MethodPost, teamWidgets, "application/json", widget("late", `{}`))
 	wantStatus(t, refused, http.StatusForbidden, "Forbidden")
 	if refused.get("details.causes.0.reason").String() != "NamespaceTerminating" || refused.get("details.causes.0.field").String() != "metadata.namespace" {
