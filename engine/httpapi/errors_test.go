@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -91,6 +92,33 @@ func TestUnknownFieldsArePrunedWithAWarning(t *testing.T) {
 	if ignored.header.Get("Warning") != "" {
 		t.Fatalf("warning under Ignore: %q", ignored.header.Get("Warning"))
 	}
+}
+
+// TestDuplicateFields: of two members with one key, the last is the one
+// checked, stored and answered, with a warning; Strict refuses the body.
+func TestDuplicateFields(t *testing.T) {
+	s := newTestServer(t)
+	body := `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"first","name":"dup"},"spec":{"size":1,"size":2}}`
+	r := s.create(widgets, body)
+	if r.get("metadata.name").String() != "dup" || r.get("spec.size").Raw != "2" || strings.Count(r.String(), `"size"`) != 1 {
+		t.Fatalf("created: %s", r)
+	}
+	if w := r.header.Values("Warning"); !slices.Equal(w, []string{`299 - "duplicate field \"metadata.name\""`, `299 - "duplicate field \"spec.size\""`}) {
+		t.Errorf("Warning headers = %q", w)
+	}
+	s.mustDo(http.StatusOK, http.MethodGet, widgets+"/dup", "", "")
+	wantStatus(t, s.do(http.MethodGet, widgets+"/first", "", ""), http.StatusNotFound, "NotFound")
+
+	strict := s.do(http.MethodPost, widgets+"?fieldValidation=Strict", "application/json", strings.Replace(body, "dup", "strict", 1))
+	wantStatus(t, strict, http.StatusBadRequest, "BadRequest")
+	if want := `Widget in version "v1" cannot be handled as a Widget: strict decoding error: duplicate field "metadata.name", duplicate field "spec.size"`; strict.get("message").String() != want {
+		t.Errorf("strict: %s", strict)
+	}
+	// An update is read the same way: the last size is the one checked (max 100).
+	rv := r.get("metadata.resourceVersion").String()
+	update := s.do(http.MethodPut, widgets+"/dup", "application/json",
+		`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"dup","resourceVersion":"`+rv+`"},"spec":{"size":3,"size":1000}}`)
+	wantStatus(t, update, http.StatusUnprocessableEntity, "Invalid")
 }
 
 func TestDryRunCreateStoresNothing(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/schema"
 )
 
 // Field validation directives (the fieldValidation query parameter).
@@ -24,7 +25,7 @@ const (
 func admit(t Target, name string, obj, old []byte, metaErrs []engine.FieldError, opts WriteOptions) ([]byte, []string, error) {
 	s := t.Version.Schema
 	obj, removed := s.Prune(obj)
-	warnings, err := unknownFields(removed, opts.FieldValidation)
+	warnings, err := decodingProblems(t, "unknown", removed, opts.FieldValidation)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,18 +58,30 @@ func (s *Service) check(t Target, name string, obj []byte) error {
 	return nil
 }
 
-// unknownFields turns pruned paths into warnings or, under Strict, a 400 as
-// kube-apiserver phrases it.
-func unknownFields(removed []string, directive string) ([]string, error) {
-	if len(removed) == 0 || directive == FieldValidationIgnore {
+// duplicateFields keeps the last of the members of body's objects that share
+// a key (see schema.DropDuplicates) and reports the others (see
+// decodingProblems). It runs before anything reads body. Errors: BadRequest.
+func duplicateFields(t Target, body []byte, directive string) ([]byte, []string, error) {
+	body, found := schema.DropDuplicates(body)
+	warnings, err := decodingProblems(t, "duplicate", found, directive)
+	return body, warnings, err
+}
+
+// decodingProblems reports the fields a body's decoding found (what:
+// "unknown" or "duplicate") as kube-apiserver does: a warning each, none
+// under Ignore, or under Strict a 400 in its decoder's words.
+func decodingProblems(t Target, what string, paths []string, directive string) ([]string, error) {
+	if len(paths) == 0 || directive == FieldValidationIgnore {
 		return nil, nil
 	}
-	msgs := make([]string, len(removed))
-	for i, p := range removed {
-		msgs[i] = fmt.Sprintf("unknown field %q", p)
+	msgs := make([]string, len(paths))
+	for i, p := range paths {
+		msgs[i] = fmt.Sprintf("%s field %q", what, p)
 	}
 	if directive == FieldValidationStrict {
-		return nil, engine.Errorf(engine.CodeBadRequest, "strict decoding error: %s", strings.Join(msgs, ", "))
+		kind := t.Resource.Kind
+		return nil, engine.Errorf(engine.CodeBadRequest, "%s in version %q cannot be handled as a %s: strict decoding error: %s",
+			kind, t.Version.Name, kind, strings.Join(msgs, ", "))
 	}
 	return msgs, nil
 }

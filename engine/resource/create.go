@@ -16,6 +16,16 @@ import (
 // Create stores a new object from body (JSON, in the target's version).
 // Errors: BadRequest, Invalid, AlreadyExists, NotFound (namespace).
 func (s *Service) Create(ctx context.Context, t Target, body []byte, opts WriteOptions) (Result, error) {
+	body, warnings, err := duplicateFields(t, body, opts.FieldValidation)
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := s.create(ctx, t, body, opts)
+	r.Warnings = append(warnings, r.Warnings...)
+	return r, err
+}
+
+func (s *Service) create(ctx context.Context, t Target, body []byte, opts WriteOptions) (Result, error) {
 	if err := checkTypeMeta(t, body); err != nil {
 		return Result{}, err
 	}

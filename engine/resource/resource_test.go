@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,22 +41,32 @@ func TestSameJSON(t *testing.T) {
 	}
 }
 
-func TestUnknownFields(t *testing.T) {
+func TestDecodingProblems(t *testing.T) {
+	widget := Target{Resource: &registry.Resource{Kind: "Widget"}, Version: &registry.Version{Name: "v1"}}
 	tests := []struct {
 		directive string
-		removed   []string
-		warnings  int
-		code      engine.Code
+		paths     []string
+		warnings  []string
+		message   string
 	}{
-		{FieldValidationWarn, []string{"spec.a", "spec.b"}, 2, ""},
-		{FieldValidationIgnore, []string{"spec.a"}, 0, ""},
-		{FieldValidationStrict, []string{"spec.a"}, 0, engine.CodeBadRequest},
-		{FieldValidationStrict, nil, 0, ""},
+		{FieldValidationWarn, []string{"spec.a", "spec.b"}, []string{`unknown field "spec.a"`, `unknown field "spec.b"`}, ""},
+		{"", []string{"spec.a"}, []string{`unknown field "spec.a"`}, ""},
+		{FieldValidationIgnore, []string{"spec.a"}, nil, ""},
+		{FieldValidationStrict, []string{"spec.a", "spec.b"}, nil,
+			`Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.a", unknown field "spec.b"`},
+		{FieldValidationStrict, nil, nil, ""},
 	}
 	for _, tt := range tests {
-		w, err := unknownFields(tt.removed, tt.directive)
-		if len(w) != tt.warnings || engine.ErrorCode(err) != tt.code {
-			t.Errorf("unknownFields(%v, %s) = %v, %v", tt.removed, tt.directive, w, err)
+		w, err := decodingProblems(widget, "unknown", tt.paths, tt.directive)
+		var message string
+		if err != nil {
+			message = err.(*engine.Error).Message
+			if engine.ErrorCode(err) != engine.CodeBadRequest {
+				t.Errorf("%s %v: code %s; want BadRequest", tt.directive, tt.paths, engine.ErrorCode(err))
+			}
+		}
+		if !slices.Equal(w, tt.warnings) || message != tt.message {
+			t.Errorf("decodingProblems(%v, %q) = %q, %q; want %q, %q", tt.paths, tt.directive, w, message, tt.warnings, tt.message)
 		}
 	}
 }

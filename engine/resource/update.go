@@ -37,11 +37,17 @@ func errNoStatus(t Target, name string) error {
 }
 
 func (s *Service) replace(ctx context.Context, t Target, name string, body []byte, status bool, opts WriteOptions) (Result, error) {
+	body, warnings, err := duplicateFields(t, body, opts.FieldValidation)
+	if err != nil {
+		return Result{}, err
+	}
 	old, err := s.Store.Get(ctx, t.key(name))
 	if err != nil {
 		return Result{}, err
 	}
-	return s.update(ctx, t, old, body, status, opts)
+	r, err := s.update(ctx, t, old, body, status, opts)
+	r.Warnings = append(warnings, r.Warnings...)
+	return r, err
 }
 
 // checkReplacement checks that body may replace the object name and returns

@@ -1,0 +1,76 @@
+package schema
+
+import "github.com/tidwall/gjson"
+
+// DropDuplicates removes from obj every object member whose key comes again
+// later in the same object: the last one wins, as when encoding/json or
+// PostgreSQL's jsonb read the document, and as kube-apiserver decodes a
+// body. Why it matters: gjson answers the first of two keys, so without
+// this a field could be checked as one value and stored as another. found
+// lists the dropped fields in Kubernetes path form, in document order, for
+// "duplicate field" warnings. obj must be valid JSON; when nothing is
+// duplicated, obj itself is returned.
+func DropDuplicates(obj []byte) (out []byte, found []string) {
+	var pathBuf [16]pathElem
+	d := deduper{path: pathBuf[:0]}
+	if out := d.value(gjson.ParseBytes(obj)); out != nil {
+		return out, d.found
+	}
+	return obj, nil
+}
+
+// deduper walks a document, dropping duplicated members.
+type deduper struct {
+	path  fieldPath
+	found []string
+}
+
+// value returns v without duplicated members, or nil when it has none.
+func (d *deduper) value(v gjson.Result) []byte {
+	if !v.IsObject() && !v.IsArray() {
+		return nil
+	}
+	isObject := v.IsObject()
+	var keyBuf [16]string
+	keys := keyBuf[:0]
+	if isObject {
+		v.ForEach(func(k, _ gjson.Result) bool {
+			keys = append(keys, k.Str)
+			return true
+		})
+	}
+	var changes []change
+	i := 0
+	v.ForEach(func(k, x gjson.Result) bool {
+		if isObject {
+			d.path = append(d.path, pathElem{key: k.Str, index: -1})
+		} else {
+			d.path = append(d.path, pathElem{index: i})
+		}
+		if isObject && repeatedLater(keys, i) {
+			d.found = append(d.found, d.path.String())
+			changes = append(changes, change{index: i, drop: true})
+		} else if raw := d.value(x); raw != nil {
+			changes = append(changes, change{index: i, raw: raw})
+		}
+		d.path = d.path[:len(d.path)-1]
+		i++
+		return true
+	})
+	if changes == nil {
+		return nil
+	}
+	return rebuild(v, changes, nil)
+}
+
+// repeatedLater reports whether keys[i] comes again after i. Objects have
+// few keys, so a scan beats building a set; one with thousands of keys
+// (a large map of labels or annotations) costs a few milliseconds.
+func repeatedLater(keys []string, i int) bool {
+	for _, k := range keys[i+1:] {
+		if k == keys[i] {
+			return true
+		}
+	}
+	return false
+}
