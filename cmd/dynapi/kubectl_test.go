@@ -57,6 +57,11 @@ func TestKubectl(t *testing.T) {
 		{[]string{"patch", "wg", "hello", "-n", "tour", "--type=merge", "-p", `{"spec":{"size":9}}`}, []string{"widget.shop.example.com/hello patched"}},
 		{[]string{"get", "wg", "hello", "-n", "tour", "-o", "jsonpath={.spec.size} {.metadata.labels.tier} {.metadata.generation}"}, []string{"9 front 2"}},
 		{[]string{"get", "namespaces"}, []string{"default", "tour"}},
+		// kubectl sends strategic merge patches for a Namespace, a built-in kind.
+		{[]string{"apply", "-f", "testdata/kubectl/namespace.yaml"}, []string{"namespace/applied created"}},
+		{[]string{"patch", "namespace", "applied", "-p", `{"metadata":{"labels":{"team":"b"}}}`}, []string{"namespace/applied patched"}},
+		{[]string{"apply", "-f", "testdata/kubectl/namespace.yaml"}, []string{"namespace/applied configured"}},
+		{[]string{"get", "namespace", "applied", "-o", "jsonpath={.metadata.labels.team}"}, []string{"a"}},
 		{[]string{"explain", "wg.spec.color"}, []string{"shop.example.com", "ENUM:", "green"}},
 		{[]string{"delete", "wg", "hello", "-n", "tour"}, []string{`widget.shop.example.com "hello" deleted`}},
 		{[]string{"delete", "namespace", "tour"}, []string{`namespace "tour" deleted`}},

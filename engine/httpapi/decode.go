@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 
 	"sigs.k8s.io/yaml"
 
@@ -45,12 +46,11 @@ func readBody(r *http.Request) ([]byte, error) {
 	return compactJSON(body)
 }
 
-// readPatch reads a PATCH body and its patch type. Errors: as readBody.
-func readPatch(r *http.Request) (string, []byte, error) {
+// readPatch reads a PATCH body for t and its patch type. Errors: as readBody.
+func readPatch(r *http.Request, t resource.Target) (string, []byte, error) {
 	mediaType := contentType(r)
-	if mediaType != resource.MergePatch && mediaType != resource.JSONPatch {
-		return "", nil, engine.Errorf(engine.CodeUnsupportedMediaType,
-			"the body of the request was in an unknown format - accepted media types include: %s, %s", resource.JSONPatch, resource.MergePatch)
+	if !slices.Contains(resource.PatchTypes(t), mediaType) {
+		return "", nil, resource.ErrPatchType(t)
 	}
 	body, err := readLimited(r)
 	if err != nil {

@@ -109,7 +109,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 	var patchType string
 	var patch []byte
 	if err == nil {
-		patchType, patch, err = readPatch(r)
+		patchType, patch, err = readPatch(r, req.target)
 	}
 	if err != nil {
 		s.writeError(w, r, err)

@@ -110,7 +110,8 @@ func TestPatch(t *testing.T) {
 		{"json patch", "application/json-patch+json", `[{"op":"add","path":"/spec/tags/-","value":"y"}]`, 200, "spec.tags.1", "y"},
 		{"json patch test fails", "application/json-patch+json", `[{"op":"test","path":"/spec/size","value":99}]`, 422, "reason", "Invalid"},
 		{"schema still applies", "application/merge-patch+json", `{"spec":{"size":"big"}}`, 422, "details.causes.0.field", "spec.size"},
-		{"strategic merge is refused", "application/strategic-merge-patch+json", `{"spec":{"size":2}}`, 415, "reason", "UnsupportedMediaType"},
+		{"strategic merge is refused", "application/strategic-merge-patch+json", `{"spec":{"size":2}}`, 415, "message",
+			"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json"},
 		{"malformed patch", "application/merge-patch+json", `{"spec":`, 400, "reason", "BadRequest"},
 		{"stale resourceVersion in the patch", "application/merge-patch+json", `{"metadata":{"resourceVersion":"1"}}`, 409, "reason", "Conflict"},
 	}
@@ -126,4 +127,25 @@ func TestPatch(t *testing.T) {
 		})
 	}
 	wantStatus(t, s.do(http.MethodPatch, widgets+"/missing", "application/merge-patch+json", `{}`), http.StatusNotFound, "NotFound")
+}
+
+// TestNamespaceStrategicMergePatch: a Namespace, a built-in kind, takes the
+// strategic merge patches kubectl sends for it (apply, edit, patch), with
+// the merge keys of its Go type.
+func TestNamespaceStrategicMergePatch(t *testing.T) {
+	s := newTestServer(t)
+	s.create("/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"smp","labels":{"a":"1","b":"2"},"finalizers":["x.io/one"]}}`)
+	const smp = "application/strategic-merge-patch+json"
+	r := s.mustDo(http.StatusOK, http.MethodPatch, "/api/v1/namespaces/smp", smp,
+		`{"metadata":{"labels":{"a":null,"c":"3"},"finalizers":["x.io/two"]}}`)
+	jsonEqual(t, []byte(r.get("metadata.labels").Raw), `{"b":"2","c":"3","kubernetes.io/metadata.name":"smp"}`)
+	// metadata.finalizers merge (patchStrategy merge in ObjectMeta): both
+	// stay, in the order strategicpatch gives.
+	jsonEqual(t, []byte(r.get("metadata.finalizers").Raw), `["x.io/two","x.io/one"]`)
+	bad := s.do(http.MethodPatch, "/api/v1/namespaces/smp", smp, `{"metadata":{"labels":{"$patch":"bogus"}}}`)
+	wantStatus(t, bad, http.StatusBadRequest, "BadRequest")
+	apply := s.do(http.MethodPatch, "/api/v1/namespaces/smp", "application/apply-patch+yaml", `{}`)
+	if apply.code != http.StatusUnsupportedMediaType || !strings.HasSuffix(apply.get("message").String(), ", application/strategic-merge-patch+json") {
+		t.Errorf("apply patch: %d %s", apply.code, apply)
+	}
 }

@@ -4,21 +4,40 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
 	"github.com/dynapi/dynapi/engine"
 )
 
-// Patch types accepted for every kind. Strategic merge patch needs Go types
-// and is refused, as kube-apiserver refuses it for custom resources.
+// Patch types. JSON and merge patches apply to every kind. A strategic
+// merge patch needs the kind's Go type, for its lists' merge keys: only
+// built-in kinds have one, as in kube-apiserver, which refuses it for
+// custom resources.
 const (
-	MergePatch = "application/merge-patch+json"
-	JSONPatch  = "application/json-patch+json"
+	MergePatch          = "application/merge-patch+json"
+	JSONPatch           = "application/json-patch+json"
+	StrategicMergePatch = "application/strategic-merge-patch+json"
 )
+
+// goTypes are the Go types of the built-in kinds, for strategic merge
+// patches: kubectl sends them for a Namespace (apply, edit, patch).
+var goTypes = map[engine.GroupResource]any{engine.Namespaces: corev1.Namespace{}}
+
+// PatchTypes are the patch types t accepts, as the 415 of another lists
+// them.
+func PatchTypes(t Target) []string {
+	if _, ok := goTypes[t.GroupResource()]; ok {
+		return []string{JSONPatch, MergePatch, StrategicMergePatch}
+	}
+	return []string{JSONPatch, MergePatch}
+}
 
 // Patch applies a merge patch or JSON patch to the object name (to its
 // status only, when status is set) and writes the result through the update
@@ -46,7 +65,7 @@ func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType strin
 	if err != nil {
 		return Result{}, err
 	}
-	patched, err := applyPatch(patchType, oldObj, patch)
+	patched, err := applyPatch(t, patchType, oldObj, patch)
 	if err != nil {
 		return Result{}, err
 	}
@@ -59,10 +78,26 @@ func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType strin
 	return s.update(ctx, t, old, patched, status, opts)
 }
 
+// ErrPatchType is the UnsupportedMediaType of a patch type t does not accept.
+func ErrPatchType(t Target) error {
+	return engine.Errorf(engine.CodeUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: %s", strings.Join(PatchTypes(t), ", "))
+}
+
 // applyPatch applies patch to obj. Errors: UnsupportedMediaType, BadRequest
 // for a malformed patch, Invalid for a patch that does not apply.
-func applyPatch(patchType string, obj, patch []byte) ([]byte, error) {
+func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
 	switch patchType {
+	case StrategicMergePatch:
+		goType, ok := goTypes[t.GroupResource()]
+		if !ok {
+			break
+		}
+		out, err := strategicpatch.StrategicMergePatch(obj, patch, goType)
+		if err != nil {
+			return nil, engine.Errorf(engine.CodeBadRequest, "invalid strategic merge patch: %v", err)
+		}
+		return out, nil
 	case MergePatch:
 		out, err := jsonpatch.MergePatch(obj, patch)
 		if err != nil {
@@ -80,6 +115,5 @@ func applyPatch(patchType string, obj, patch []byte) ([]byte, error) {
 		}
 		return out, nil
 	}
-	return nil, engine.Errorf(engine.CodeUnsupportedMediaType,
-		"the body of the request was in an unknown format - accepted media types include: %s, %s", JSONPatch, MergePatch)
+	return nil, ErrPatchType(t)
 }
