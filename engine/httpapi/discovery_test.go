@@ -67,10 +67,16 @@ func TestHealth(t *testing.T) {
 			t.Errorf("%s: %s", p, r)
 		}
 	}
+	if r := s.mustDo(http.StatusOK, http.MethodGet, "/readyz?verbose", "", ""); r.String() != "[+]ping ok\n[+]storage ok\nreadyz check passed\n" {
+		t.Errorf("/readyz?verbose: %q", r)
+	}
+	if r := s.mustDo(http.StatusOK, http.MethodGet, "/healthz?verbose", "", ""); r.String() != "[+]ping ok\nhealthz check passed\n" {
+		t.Errorf("/healthz?verbose: %q", r)
+	}
 	s.store.Close()
 	r := s.do(http.MethodGet, "/readyz", "", "")
-	if r.code != http.StatusServiceUnavailable {
-		t.Fatalf("/readyz with the database closed: %d %s", r.code, r)
+	if r.code != http.StatusServiceUnavailable || r.String() != "[+]ping ok\n[-]storage failed: reason withheld\nreadyz check failed\n" {
+		t.Fatalf("/readyz with the database closed: %d %q", r.code, r)
 	}
 	if r := s.mustDo(http.StatusOK, http.MethodGet, "/livez", "", ""); r.String() != "ok" {
 		t.Fatalf("/livez: %s", r)

@@ -48,9 +48,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // request against the snapshot, so a reload never touches the router.
 func (s *Server) routes() {
 	s.router.Use(s.recoverPanics)
-	s.router.Get("/healthz", s.handleLive)
-	s.router.Get("/livez", s.handleLive)
-	s.router.Get("/readyz", s.handleReady)
+	s.router.Get("/healthz", s.handleHealth("healthz", ping))
+	s.router.Get("/livez", s.handleHealth("livez", ping))
+	s.router.Get("/readyz", s.handleHealth("readyz", ping, healthCheck{"storage", s.ready}))
 	s.router.Get("/version", s.handleVersion)
 	s.router.Get("/debug/definitions", s.handleDefinitions)
 	s.router.Get("/api", s.handleCoreVersions)
