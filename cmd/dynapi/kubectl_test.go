@@ -52,6 +52,7 @@ func TestKubectl(t *testing.T) {
 		{[]string{"create", "-f", "testdata/kubectl/widget.yaml"}, []string{"widget.shop.example.com/hello created"}},
 		{[]string{"get", "widgets.shop.example.com", "-n", "tour"}, []string{"hello"}},
 		{[]string{"get", "wg", "hello", "-n", "tour", "-o", "yaml"}, []string{"color: green", "size: 3", "resourceVersion:", "uid:"}},
+		{[]string{"create", "-f", "testdata/kubectl/list.yaml", "-n", "tour"}, []string{"widget.shop.example.com/listed-1 created", "widget.shop.example.com/listed-2 created"}},
 		{[]string{"label", "wg", "hello", "-n", "tour", "tier=front"}, []string{"widget.shop.example.com/hello labeled"}},
 		{[]string{"get", "wg", "-n", "tour", "-l", "tier=front", "-o", "name"}, []string{"widget.shop.example.com/hello"}},
 		{[]string{"patch", "wg", "hello", "-n", "tour", "--type=merge", "-p", `{"spec":{"size":9}}`}, []string{"widget.shop.example.com/hello patched"}},

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -79,4 +80,36 @@ func (s *Server) handleOpenAPIGroupVersion(w http.ResponseWriter, r *http.Reques
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Etag", `"`+doc.Hash+`"`)
 	_, _ = w.Write(doc.Body)
+}
+
+// protobufV2 is the media type of /openapi/v2 in protobuf; kubectl asks
+// for it by an older name (with "@v1.0"), which kube-apiserver takes too,
+// answering with this one: Go's media type parser, and so client-go,
+// refuses the "@".
+const protobufV2 = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+
+// handleOpenAPIV2 serves /openapi/v2, in protobuf when the client accepts
+// it, else in JSON; with an ETag, so that a client's cached copy is
+// answered 304.
+func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
+	docs, err := s.openapi.docs(s.snapshots.Load())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	doc := docs.V2()
+	body, contentType := doc.JSON, "application/json"
+	if accept := r.Header.Get("Accept"); strings.Contains(accept, "com.github.proto-openapi.spec.v2") {
+		body, contentType = doc.Proto, protobufV2
+	}
+	etag := `"` + doc.Hash + `"`
+	w.Header().Set("Etag", etag)
+	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", contentType)
+	_, _ = w.Write(body)
 }

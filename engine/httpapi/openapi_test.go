@@ -44,3 +44,33 @@ func TestOpenAPIv3(t *testing.T) {
 		t.Errorf("namespaces collection: %s; want create and no deletecollection", namespaces.Raw)
 	}
 }
+
+// TestOpenAPIv2 serves the Swagger 2.0 document in JSON and in the
+// protobuf kubectl asks for, with an ETag.
+func TestOpenAPIv2(t *testing.T) {
+	s := newTestServer(t)
+	doc := s.mustDo(http.StatusOK, http.MethodGet, "/openapi/v2", "", "")
+	if doc.header.Get("Content-Type") != "application/json" || doc.get("swagger").String() != "2.0" {
+		t.Fatalf("JSON: %s %.200s", doc.header.Get("Content-Type"), doc)
+	}
+	widget := doc.get(`definitions.com\.example\.shop\.v1\.Widget`)
+	if widget.Get("x-kubernetes-group-version-kind.0.kind").String() != "Widget" || widget.Get("properties").Exists() {
+		t.Errorf("Widget model: %s; want any object of kind Widget", widget.Raw)
+	}
+	// kubectl apply sends a strategic merge patch to a kind whose PATCH
+	// consumes one: none of dynapi's may say so.
+	patch := doc.get(`paths./apis/shop\.example\.com/v1/namespaces/{namespace}/widgets/{name}.patch`)
+	jsonEqual(t, []byte(patch.Get("consumes").Raw), `["application/json-patch+json","application/merge-patch+json"]`)
+	if patch.Get("x-kubernetes-group-version-kind.kind").String() != "Widget" ||
+		patch.Get(`parameters.#(in=="body").schema.type`).String() != "object" {
+		t.Errorf("patch operation: %s", patch.Raw)
+	}
+	proto := s.do(http.MethodGet, "/openapi/v2", "", "", "Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	if proto.code != http.StatusOK || proto.header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" ||
+		len(proto.body) == 0 || proto.body[0] == '{' {
+		t.Fatalf("protobuf: %d %s", proto.code, proto.header.Get("Content-Type"))
+	}
+	if again := s.do(http.MethodGet, "/openapi/v2", "", "", "If-None-Match", doc.header.Get("Etag")); again.code != http.StatusNotModified {
+		t.Errorf("with its ETag: %d", again.code)
+	}
+}

@@ -56,6 +56,7 @@ func (s *Server) routes() {
 	s.router.Get("/api", s.handleCoreVersions)
 	s.router.Get("/apis", s.handleGroupList)
 	s.router.Get("/apis/{group}", s.handleGroup)
+	s.router.Get("/openapi/v2", s.handleOpenAPIV2)
 	s.router.Get("/openapi/v3", s.handleOpenAPIRoot)
 	s.router.Get("/openapi/v3/*", s.handleOpenAPIGroupVersion)
 	s.router.Handle("/api/{version}", s.resourceHandler(false))

@@ -32,7 +32,7 @@ func buildGroupVersion(snap *registry.Snapshot, group, version string) ([]byte, 
 		schemas[schemaName(group, version, r.Kind)] = kindSchema
 		schemas[schemaName(group, version, r.ListKind)] = listSchema(r, version)
 		for path, item := range pathItems(r, v) {
-			paths[path] = item
+			paths[path] = item.v3()
 		}
 	}
 	doc := map[string]any{

@@ -1,8 +1,9 @@
-// Package openapi publishes the OpenAPI v3 documents of a registry snapshot
-// the way kube-apiserver does at /openapi/v3: a root listing one document per
+// Package openapi publishes the OpenAPI documents of a registry snapshot the
+// way kube-apiserver does: at /openapi/v3, a root listing one document per
 // group version, each found at a URL carrying its content hash so clients
-// (kubectl explain, kubectl's field-validation check) can cache it forever.
-// Documents are built once per snapshot.
+// (kubectl explain, kubectl's field-validation check) can cache it forever;
+// at /openapi/v2, one Swagger 2.0 document (see buildV2). Documents are
+// built once per snapshot.
 package openapi
 
 import (
@@ -20,6 +21,7 @@ import (
 type Docs struct {
 	root []byte
 	gvs  map[string]Doc
+	v2   V2
 }
 
 // Doc is one group version's document.
@@ -42,17 +44,28 @@ func Build(snap *registry.Snapshot) (*Docs, error) {
 			if err != nil {
 				return nil, fmt.Errorf("openapi for %s/%s: %w", g.Name, v, err)
 			}
-			sum := sha512.Sum512(body)
-			hash := strings.ToUpper(hex.EncodeToString(sum[:]))[:128]
+			hash := hashOf(body)
 			path := gvPath(g.Name, v)
 			d.gvs[path] = Doc{Body: body, Hash: hash}
 			root[path] = entry{URL: "/openapi/v3/" + path + "?hash=" + hash}
 		}
 	}
 	var err error
+	if d.v2, err = buildV2(snap); err != nil {
+		return nil, err
+	}
 	d.root, err = json.Marshal(map[string]any{"paths": root})
 	return d, err
 }
+
+// hashOf is the hash kube-apiserver puts in a document's URL and ETag.
+func hashOf(body []byte) string {
+	sum := sha512.Sum512(body)
+	return strings.ToUpper(hex.EncodeToString(sum[:]))[:128]
+}
+
+// V2 is the document at /openapi/v2.
+func (d *Docs) V2() V2 { return d.v2 }
 
 // Root is the document at /openapi/v3.
 func (d *Docs) Root() []byte { return d.root }
