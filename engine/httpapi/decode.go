@@ -76,7 +76,7 @@ func readLimited(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, engine.Errorf(engine.CodeRequestEntityTooLarge, "the request body is larger than %d bytes", maxBodyBytes)
+		return nil, engine.Errorf(engine.CodeRequestEntityTooLarge, "Request entity too large: limit is %d", maxBodyBytes) // kube-apiserver's words
 	}
 	if err != nil {
 		return nil, engine.Errorf(engine.CodeBadRequest, "reading the request body: %v", err)
