@@ -17,17 +17,25 @@ import (
 // names are well formed, exactly one version is stored, schemas compile...
 // Names that other definitions hold are no problem here: kube-apiserver
 // accepts such a definition and reports the conflict in its status, and so
-// does the Controller. Check is the resource.Check of GroupResource.
-func Check(obj []byte) []engine.FieldError {
+// does the Controller. What the definition declares that dynapi does not do
+// yet (see registry.Resource.Unenforced) comes back as warnings, which
+// kubectl prints. Check is the resource.Check of GroupResource.
+func Check(obj []byte) ([]engine.FieldError, []string) {
 	// No definition files: the zero embed.FS is an empty fs.FS.
-	_, problems := registry.LoadWith(embed.FS{}, nil, registry.LoadOptions{
+	snap, problems := registry.LoadWith(embed.FS{}, nil, registry.LoadOptions{
 		APIDefinitions: map[string][]byte{nameOf(obj): obj}})
 	prefix := definitionName(obj) + ": "
 	var causes []engine.FieldError
 	for _, p := range problems {
 		causes = append(causes, cause(strings.TrimPrefix(p.Reason, prefix)))
 	}
-	return causes
+	var warnings []string
+	for _, r := range snap.Resources() {
+		for _, u := range r.Unenforced {
+			warnings = append(warnings, r.GroupResource().String()+": "+u)
+		}
+	}
+	return causes, warnings
 }
 
 // definitionName is how the registry names a definition at the start of

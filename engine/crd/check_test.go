@@ -46,7 +46,10 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := Check(tt.obj)
+			got, warnings := Check(tt.obj)
+			if len(warnings) > 0 {
+				t.Errorf("warnings %q; want none", warnings)
+			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("Check = %+v, want %d causes", got, len(tt.want))
 			}
@@ -57,5 +60,35 @@ func TestCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckWarnsOfWhatIsNotDone: a definition is accepted with what dynapi
+// does not do yet, and each such declaration is a warning.
+func TestCheckWarnsOfWhatIsNotDone(t *testing.T) {
+	t.Parallel()
+	obj := crdJSON("stable.example.com", "crontabs", "CronTab", "ct")
+	for _, set := range []struct {
+		path  string
+		value any
+	}{
+		{"spec.versions.0.schema.openAPIV3Schema.properties.spec", map[string]any{"type": "object",
+			"x-kubernetes-validations": []any{map[string]any{"rule": "self.replicas <= 10"}}}},
+		{"spec.versions.0.subresources.scale", map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+		{"spec.conversion", map[string]any{"strategy": "Webhook"}},
+	} {
+		var err error
+		if obj, err = sjson.SetBytes(obj, set.path, set.value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	causes, warnings := Check(obj)
+	want := []string{
+		`crontabs.stable.example.com: version "v1": x-kubernetes-validations (CEL) rules are not enforced`,
+		`crontabs.stable.example.com: version "v1": the scale subresource is not served`,
+		`crontabs.stable.example.com: conversion: the webhook is not called; versions convert by the rules in conversions/, or by apiVersion alone`,
+	}
+	if len(causes) > 0 || strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Check = %+v, %q; want no causes and %q", causes, warnings, want)
 	}
 }

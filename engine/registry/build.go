@@ -1,7 +1,10 @@
 package registry
 
 import (
+	"fmt"
 	"slices"
+
+	"github.com/tidwall/gjson"
 
 	// Kubernetes' own version priority order, as discovery uses it.
 	"k8s.io/apimachinery/pkg/version"
@@ -39,7 +42,36 @@ func build(n *native, file string) (*Resource, []string) {
 		return nil, failed
 	}
 	sortVersions(r.Versions)
+	r.Unenforced = n.unenforced()
 	return r, nil
+}
+
+// unenforced lists what n declares that dynapi does not do yet.
+func (n *native) unenforced() []string {
+	var out []string
+	for _, v := range n.Versions {
+		if declares(gjson.ParseBytes(v.Schema), "x-kubernetes-validations") {
+			out = append(out, fmt.Sprintf("version %q: x-kubernetes-validations (CEL) rules are not enforced", v.Name))
+		}
+		if v.Subresources.Scale != nil {
+			out = append(out, fmt.Sprintf("version %q: the scale subresource is not served", v.Name))
+		}
+	}
+	if n.conversionStrategy == "Webhook" {
+		out = append(out, "conversion: the webhook is not called; versions convert by the rules in conversions/, or by apiVersion alone")
+	}
+	return out
+}
+
+// declares reports whether key is a member of the schema or of a schema
+// nested in it.
+func declares(s gjson.Result, key string) bool {
+	found := false
+	s.ForEach(func(k, v gjson.Result) bool {
+		found = k.Str == key || (v.IsObject() || v.IsArray()) && declares(v, key)
+		return !found
+	})
+	return found
 }
 
 // build compiles the version's schema; the other fields were checked.

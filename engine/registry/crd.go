@@ -102,6 +102,11 @@ func (c *crd) native() *native {
 		ShortNames: s.Names.ShortNames, Categories: s.Names.Categories,
 		Scope: s.Scope,
 	}
+	var conversion struct {
+		Strategy string `json:"strategy"`
+	}
+	_ = json.Unmarshal(s.Conversion, &conversion) // absent or malformed: no strategy
+	n.conversionStrategy = conversion.Strategy
 	for _, v := range s.Versions {
 		nv := nativeVersion{
 			Name: v.Name, Served: ptr(v.Served), Storage: v.Storage,

@@ -22,6 +22,10 @@ type native struct {
 	Categories []string        `json:"categories"`
 	Scope      string          `json:"scope"`
 	Versions   []nativeVersion `json:"versions"`
+
+	// conversionStrategy is a CRD's spec.conversion.strategy ("" in the
+	// native format, which has no webhooks).
+	conversionStrategy string
 }
 
 // nativeVersion is one entry of native.Versions.

@@ -32,6 +32,11 @@ type Resource struct {
 	// ConversionFile is the rules file, as a path within the conversions
 	// fs.FS given to Load; "" when there is none.
 	ConversionFile string
+	// Unenforced says what the definition declares that dynapi accepts but
+	// does not do yet (CEL rules, the scale subresource, a conversion
+	// webhook), so that it is logged and answered as a warning rather than
+	// ignored in silence.
+	Unenforced []string
 
 	rulesJSON []byte // the rules document, to tell a change of rules (see SchemaChanges)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
@@ -48,6 +49,10 @@ func (r *Reloader) logResources(prev, next *registry.Snapshot) {
 			r.logger.Info("definition added", "resource", res.GroupResource(), "file", file)
 		case next.Stale(res) && !prev.Stale(old):
 			r.logger.Warn("previous definition serves on, as its file was refused", "resource", res.GroupResource(), "file", file)
+		}
+		if len(res.Unenforced) > 0 && (!ok || !slices.Equal(res.Unenforced, old.Unenforced)) {
+			r.logger.Warn("definition declares what dynapi does not do yet", "resource", res.GroupResource(), "file", file,
+				"unenforced", strings.Join(res.Unenforced, "; "))
 		}
 	}
 	for gr, res := range before {

@@ -47,7 +47,9 @@ func (s *Service) create(ctx context.Context, t Target, body []byte, opts WriteO
 	metaErrs := meta.ValidateCreate(m, t.Resource.Namespaced, meta.NameRule(isNamespaces(t)))
 	obj, warnings, err := admit(t, m.Name, obj, nil, metaErrs, opts)
 	if err == nil {
-		err = s.check(t, m.Name, obj)
+		var more []string
+		more, err = s.check(t, m.Name, obj)
+		warnings = append(warnings, more...)
 	}
 	if err != nil {
 		return Result{}, err

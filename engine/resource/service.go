@@ -28,9 +28,10 @@ type Service struct {
 
 // Check returns the problems of an object about to be created or updated,
 // in the target's version, after it passed its schema. They are answered
-// with a 422, like the schema's. A status-only write is not checked: it
-// cannot change what the rule is about.
-type Check func(obj []byte) []engine.FieldError
+// with a 422, like the schema's. Warnings are sent with a write that
+// succeeds. A status-only write is not checked: it cannot change what the
+// rule is about.
+type Check func(obj []byte) (problems []engine.FieldError, warnings []string)
 
 // New returns a Service over store with the wall clock.
 func New(store engine.Store) *Service {

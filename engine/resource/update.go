@@ -128,7 +128,9 @@ func (s *Service) update(ctx context.Context, t Target, old engine.Object, body 
 	metaErrs := meta.ValidateUpdate(m, oldM, t.Resource.Namespaced, meta.NameRule(isNamespaces(t)))
 	obj, warnings, err := admit(t, m.Name, obj, oldObj, metaErrs, opts)
 	if err == nil && !status {
-		err = s.check(t, m.Name, obj)
+		var more []string
+		more, err = s.check(t, m.Name, obj)
+		warnings = append(warnings, more...)
 	}
 	if err != nil {
 		return Result{}, err
