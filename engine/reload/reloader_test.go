@@ -341,3 +341,30 @@ func TestUnenforcedIsLogged(t *testing.T) {
 		t.Error("the definition is not served")
 	}
 }
+
+// TestRefusedLogsLineWhenKnown: a problem with a line says it; one without
+// (a name another file holds) does not say line=0.
+func TestRefusedLogsLineWhenKnown(t *testing.T) {
+	var log bytes.Buffer
+	e := &testEnv{t: t, schemas: filepath.Join(t.TempDir(), "schemas")}
+	e.write("schemas/a/widget.yaml", definition("Widget", "widgets"))
+	e.write("schemas/b/widget.yaml", definition("Widget", "widgets"))
+	e.write("schemas/c/broken.yaml", "group: [\n")
+	e.r = New(e.schemas, "", Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	_ = e.r.Reload()
+	var taken, broken string
+	for _, line := range strings.Split(log.String(), "\n") {
+		switch {
+		case strings.Contains(line, "b/widget.yaml"):
+			taken = line
+		case strings.Contains(line, "broken.yaml"):
+			broken = line
+		}
+	}
+	if !strings.Contains(taken, "definition refused") || strings.Contains(taken, "line=") {
+		t.Errorf("name taken: %q; want a refusal without a line", taken)
+	}
+	if !strings.Contains(broken, "line=") || strings.Contains(broken, "line=0") {
+		t.Errorf("syntax error: %q; want its line", broken)
+	}
+}

@@ -28,7 +28,11 @@ func (r *Reloader) report(prev, next *build) {
 func (r *Reloader) logProblems(prev, next []registry.Problem) {
 	for _, p := range next {
 		if !slices.Contains(prev, p) {
-			r.logger.Warn("definition refused", "file", r.pathOf(p.File, p.Conversion), "line", p.Line, "reason", p.Reason)
+			attrs := []any{"file", r.pathOf(p.File, p.Conversion)}
+			if p.Line > 0 {
+				attrs = append(attrs, "line", p.Line)
+			}
+			r.logger.Warn("definition refused", append(attrs, "reason", p.Reason)...)
 		}
 	}
 }
