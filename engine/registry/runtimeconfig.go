@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -94,6 +95,34 @@ func stability(version string) string {
 		return "alpha"
 	}
 	return "-"
+}
+
+// Unmatched returns, sorted, the keys that name a group or version no
+// definition in s declares (served or not): a misspelt key switches
+// nothing, and saying so is all that can be done, since a definition that
+// matches it may be added later. The stability keys (api/all, api/ga, ...)
+// name no group and are never unmatched.
+func (c RuntimeConfig) Unmatched(s *Snapshot) []string {
+	declared := map[string]bool{"api/all": true, "api/ga": true, "api/beta": true, "api/alpha": true}
+	for _, r := range s.Resources() {
+		group := r.Group
+		if group == "" {
+			group = "api"
+		} else {
+			declared[group] = true
+		}
+		for _, v := range r.Versions {
+			declared[group+"/"+v.Name] = true
+		}
+	}
+	var out []string
+	for key := range c.entries {
+		if !declared[key] {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // apply marks the definition's switched-off versions as not served.

@@ -86,3 +86,34 @@ func TestLoadRuntimeConfig(t *testing.T) {
 		t.Error("other.example.com is in discovery")
 	}
 }
+
+// TestRuntimeConfigUnmatched: a key that names a group or version no
+// definition declares (served or not) is reported; stability keys never are.
+func TestRuntimeConfigUnmatched(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{"thing.yaml": {Data: []byte(thing(versions("v1", "v1beta1")))}}
+	tests := []struct {
+		config string
+		want   string
+	}{
+		{config: ""},
+		{config: "test.example.com=false,test.example.com/v1,test.example.com/v1beta1=false"},
+		{config: "api/all=false,api/ga,api/beta=false,api/alpha"},
+		{config: "test.example.com/v1beta=false", want: "test.example.com/v1beta"},
+		{config: "tests.example.com=false,api/v1=false", want: "api/v1,tests.example.com"},
+		{config: "test.example.com/v1=false", want: ""}, // switched off, still declared
+	}
+	for _, tt := range tests {
+		c, err := ParseRuntimeConfig(tt.config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, problems := LoadWith(fsys, nil, LoadOptions{RuntimeConfig: c})
+		if len(problems) > 0 {
+			t.Fatalf("problems:\n%s", problemList(problems))
+		}
+		if got := strings.Join(c.Unmatched(snap), ","); got != tt.want {
+			t.Errorf("%q: Unmatched = %q, want %q", tt.config, got, tt.want)
+		}
+	}
+}

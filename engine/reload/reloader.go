@@ -73,6 +73,9 @@ type build struct {
 	problems []registry.Problem
 	checks   []resource.SchemaCheck // the last check of each resource that changed, still defined
 	digest   string                 // of what the build read: see digestFS
+	// unmatched are the runtime-config keys no definition of the build
+	// declares (see registry.RuntimeConfig.Unmatched).
+	unmatched []string
 }
 
 // New returns a Reloader of the definition files under schemasDir and the
@@ -151,7 +154,8 @@ func (r *Reloader) reloadLocked() error {
 		CheckChange: r.checkChange(ctx, checks),
 	})
 	digestAPI(digest, r.api)
-	next := &build{snap: snap, problems: problems, checks: checks.current(snap), digest: string(digest.Sum(nil))}
+	next := &build{snap: snap, problems: problems, checks: checks.current(snap), digest: string(digest.Sum(nil)),
+		unmatched: r.opts.RuntimeConfig.Unmatched(snap)}
 	r.report(prev, next) // first, so that whoever Changed wakes finds the metrics current
 	r.publish(next)
 	if r.opts.OnSwap != nil {

@@ -368,3 +368,34 @@ func TestRefusedLogsLineWhenKnown(t *testing.T) {
 		t.Errorf("syntax error: %q; want its line", broken)
 	}
 }
+
+// TestUnmatchedRuntimeConfigIsLogged: a runtime-config key that matches
+// nothing is a warning at the build that finds it so, not at every build,
+// and again when the definition it matched goes away.
+func TestUnmatchedRuntimeConfigIsLogged(t *testing.T) {
+	var log bytes.Buffer
+	config, err := registry.ParseRuntimeConfig("shop.example.com/v1=false,labs.example.com=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &testEnv{t: t, schemas: filepath.Join(t.TempDir(), "schemas")}
+	e.write("schemas/shop/widget.yaml", definition("Widget", "widgets"))
+	e.r = New(e.schemas, "", Options{Logger: slog.New(slog.NewTextHandler(&log, nil)), RuntimeConfig: config})
+	steps := []struct {
+		what       string
+		build      func()
+		labs, shop int // warnings so far for each key
+	}{
+		{"first build", func() { _ = e.r.Reload() }, 1, 0},
+		{"same files", func() { _ = e.r.Reload() }, 1, 0},
+		{"shop removed", func() { e.remove("schemas/shop/widget.yaml"); _ = e.r.Reload() }, 1, 1},
+	}
+	for _, s := range steps {
+		s.build()
+		labs := strings.Count(log.String(), `runtime-config key matches no API group or version" key=labs.example.com`)
+		shop := strings.Count(log.String(), `runtime-config key matches no API group or version" key=shop.example.com/v1`)
+		if labs != s.labs || shop != s.shop {
+			t.Fatalf("after %s: %d and %d warnings; want %d and %d:\n%s", s.what, labs, shop, s.labs, s.shop, log.String())
+		}
+	}
+}

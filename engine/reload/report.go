@@ -14,6 +14,11 @@ import (
 func (r *Reloader) report(prev, next *build) {
 	r.logProblems(prev.problems, next.problems)
 	r.logResources(prev.snap, next.snap)
+	for _, key := range next.unmatched {
+		if !slices.Contains(prev.unmatched, key) {
+			r.logger.Warn("runtime-config key matches no API group or version", "key", key)
+		}
+	}
 	r.metrics.observe(next, r.opts.Now())
 	level := slog.LevelInfo
 	if next.digest == prev.digest {
