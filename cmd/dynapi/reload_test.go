@@ -183,7 +183,8 @@ func TestSchemaChangePreviewAndRatcheting(t *testing.T) {
 		return gjson.Get(status, `problems.#(file=="test/gizmo.yaml")`).Exists()
 	})
 	check := gjson.Get(status, `schemaChecks.#(resource=="gizmos")`)
-	if check.Get("objects").Int() != 2 || check.Get("invalid").Int() != 1 || check.Get("examples.0.name").Str != "big" {
+	if check.Get("objects").Int() != 2 || check.Get("invalid").Int() != 1 || check.Get("examples.0.name").Str != "big" ||
+		!check.Get("refused").Bool() {
 		t.Errorf("schema check: %s", check.Raw)
 	}
 	if !gjson.Get(status, `resources.#(resource=="gizmos").stale`).Bool() {

@@ -53,14 +53,15 @@ func (r *Reloader) checkChange(ctx context.Context, kept *checks) func(prev, nex
 			}
 			return nil
 		}
+		c.Refused = refuse && c.Breaks()
 		kept.fresh[next.GroupResource()] = c
 		level := slog.LevelInfo
 		if c.Breaks() {
 			level = slog.LevelWarn
 		}
 		r.logger.Log(ctx, level, "schema change checked against stored objects", "resource", next.GroupResource(), "file", file,
-			"versions", c.Versions, "objects", c.Objects, "invalid", c.Invalid, "pruned", c.Pruned, "refused", refuse && c.Breaks(), "summary", c.String())
-		if refuse && c.Breaks() {
+			"versions", c.Versions, "objects", c.Objects, "invalid", c.Invalid, "pruned", c.Pruned, "refused", c.Refused, "summary", c.String())
+		if c.Refused {
 			return []string{"its schema change would break stored objects (schema change policy refuse): " + c.String()}
 		}
 		return nil

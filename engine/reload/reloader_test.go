@@ -225,8 +225,11 @@ func TestSchemaChangePolicy(t *testing.T) {
 			if len(e.r.Problems()) != tt.problems {
 				t.Errorf("problems: %v", e.r.Problems())
 			}
-			if tt.check.err == nil && (len(e.r.SchemaChecks()) != 1 || e.r.SchemaChecks()[0].Resource != "widgets") {
-				t.Errorf("schema checks: %+v", e.r.SchemaChecks())
+			if tt.check.err == nil {
+				checks := e.r.SchemaChecks()
+				if len(checks) != 1 || checks[0].Resource != "widgets" || checks[0].Refused == tt.applied {
+					t.Errorf("schema checks: %+v; want one of widgets, refused %v", checks, !tt.applied)
+				}
 			}
 			if len(tt.check.asked) == 0 || tt.check.asked[0] != "Widget" {
 				t.Errorf("Preview asked about %v", tt.check.asked)

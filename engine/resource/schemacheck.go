@@ -25,6 +25,10 @@ type SchemaCheck struct {
 	Pruned   int             `json:"pruned"`
 	Examples []SchemaExample `json:"examples,omitempty"`
 	Checked  time.Time       `json:"checked"`
+	// Refused says the change did not take effect: it breaks stored
+	// objects and the schema change policy is refuse, so the previous
+	// definition serves on.
+	Refused bool `json:"refused"`
 }
 
 // SchemaExample is one stored object a schema change breaks, and how.
