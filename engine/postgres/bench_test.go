@@ -76,7 +76,8 @@ SELECT 'pipes.example.com', 'default', 'p' || i, gen_random_uuid(), rv, 'v1',
 		'spec', jsonb_build_object('size', 3, 'description', repeat('x', 1000))), rv), labels
 FROM (SELECT i, nextval('resource_version') AS rv,
 	jsonb_build_object('app', 'bench', 'tier', 'back', 'group', 'g' || (i % 100)) AS labels
-	FROM generate_series(1, {n}) i) g`
+	FROM generate_series(1, {n}) i) g
+ORDER BY random()` // stored in no particular order of names, as objects written over time are
 	execSQL(tb, url, strings.Replace(insert, "{n}", strconv.Itoa(n), 1), `UPDATE compaction SET horizon = (SELECT last_value FROM resource_version)`,
 		`VACUUM ANALYZE objects`)
 }

@@ -35,21 +35,22 @@ func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64)
 	if err != nil {
 		return nil, err
 	}
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Release()
 	var plans []string
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
-		if _, err := conn.Exec(ctx, "SET plan_cache_mode = "+mode); err != nil {
+		// In the transaction List begins, with its settings.
+		tx, err := s.pool.BeginTx(ctx, listTxOptions(opts))
+		if err != nil {
+			return nil, err
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = "+mode); err != nil {
 			return nil, err
 		}
 		for _, q := range []struct {
 			sql  string
 			args []any
 		}{{plan.changed, plan.changedArgs}, {plan.unchanged, plan.unchangedArgs}} {
-			rows, _ := conn.Query(ctx, "EXPLAIN "+q.sql, withFirst(q.args, rv)...)
+			rows, _ := tx.Query(ctx, "EXPLAIN "+q.sql, withFirst(q.args, rv)...)
 			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 			if err != nil {
 				return nil, err
@@ -57,8 +58,7 @@ func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64)
 			plans = append(plans, mode+":\n"+strings.Join(lines, "\n"))
 		}
 	}
-	_, err = conn.Exec(ctx, "RESET plan_cache_mode")
-	return plans, err
+	return plans, nil
 }
 
 // InOneBatch runs fns concurrently and makes the one statement each sends
