@@ -1,6 +1,9 @@
 package postgres
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+)
 
 // fromJSONB turns jsonb's text output into the body clients expect. jsonb
 // stores keys sorted by length and prints a space after every ':' and ',',
@@ -10,11 +13,15 @@ import "bytes"
 // One pass compacts and notes where each top-level member starts; a second
 // copies the members in order.
 func fromJSONB(text []byte) []byte {
-	compact, members := compactJSONB(text)
-	if len(members) == 0 {
-		return compact
-	}
+	scratch := compactBuffers.Get().(*[]byte)
+	defer compactBuffers.Put(scratch)
+	var found [8]member // an object's top level: apiVersion, kind, metadata, spec, status, ...
+	compact, members := compactJSONB((*scratch)[:0], text, found[:0])
+	*scratch = compact
 	out := make([]byte, 0, len(compact))
+	if len(members) == 0 {
+		return append(out, compact...)
+	}
 	out = append(out, '{')
 	for _, key := range []string{`"apiVersion"`, `"kind"`, `"metadata"`} {
 		for _, m := range members {
@@ -31,6 +38,10 @@ func fromJSONB(text []byte) []byte {
 	return append(out, '}')
 }
 
+// compactBuffers hold the compacted text fromJSONB reorders: one
+// allocation per object fewer, on every read.
+var compactBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
 // member is where a top-level member ("key":value) lies in compacted text.
 type member struct{ start, end int }
 
@@ -46,14 +57,12 @@ func appendMember(out, m []byte) []byte {
 	return append(out, m...)
 }
 
-// compactJSONB drops the whitespace jsonb's output puts between tokens,
-// and returns the members of the top-level object (none when it is not an
-// object). It relies on that output being valid JSON: whitespace occurs
+// compactJSONB appends text to out without the whitespace jsonb's output
+// puts between tokens, and appends to members those of the top-level
+// object (none when it is not an object). It relies on that output being valid JSON: whitespace occurs
 // only outside strings, and a string's quotes are found by skipping
 // escaped characters.
-func compactJSONB(text []byte) ([]byte, []member) {
-	out := make([]byte, 0, len(text))
-	var members []member
+func compactJSONB(out, text []byte, members []member) ([]byte, []member) {
 	depth, object := 0, false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {
@@ -113,6 +122,6 @@ func remainderFromJSONB(text []byte) []byte {
 	if text == nil {
 		return nil
 	}
-	out, _ := compactJSONB(text)
+	out, _ := compactJSONB(make([]byte, 0, len(text)), text, nil)
 	return out
 }

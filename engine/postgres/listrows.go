@@ -6,6 +6,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // listHead is the m row of changedSQL.
@@ -117,15 +118,18 @@ func keyLess(a, b engine.ObjectKey, all bool) bool {
 	return resourceColumn(a.Resource) < resourceColumn(b.Resource)
 }
 
-// scanObject reads one row of unchangedSQL.
+// scanObject reads one row of unchangedSQL. The body and remainder are
+// compacted straight from pgx's read buffer (valid until the next row),
+// not from a copy of it.
 func scanObject(rows pgx.Rows) (engine.Object, error) {
 	var obj engine.Object
 	var resource string
-	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &obj.Body, &obj.Remainder)
+	var body, remainder pgtype.DriverBytes
+	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &body, &remainder)
 	if err != nil {
 		return engine.Object{}, fmt.Errorf("scan object: %w", err)
 	}
 	obj.Key.Resource = parseResource(resource)
-	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
+	obj.Body, obj.Remainder = fromJSONB(body), remainderFromJSONB(remainder)
 	return obj, nil
 }
