@@ -106,15 +106,11 @@ func buildPart(opts engine.ListOptions, after *continueToken) (string, []any, er
 		return "", nil, err
 	}
 	order := " ORDER BY namespace, name" // the primary key's order after resource
-	switch {
-	case all && after != nil:
-		q.where = append(q.where, "(namespace, name, resource) > ("+q.arg(after.Namespace)+"::text, "+
-			q.arg(after.Name)+"::text, "+q.arg(after.Resource)+"::text)")
+	if all {
 		order += ", resource"
-	case all:
-		order += ", resource"
-	case after != nil:
-		q.where = append(q.where, "(namespace, name) > ("+q.arg(after.Namespace)+"::text, "+q.arg(after.Name)+"::text)")
+	}
+	if after != nil {
+		q.where = append(q.where, q.after(*after, all, opts.Namespace))
 	}
 	rest := ""
 	if len(q.where) > 0 {
@@ -125,6 +121,27 @@ func buildPart(opts engine.ListOptions, after *continueToken) (string, []any, er
 		rest += " LIMIT " + q.arg(min(opts.Limit, math.MaxInt64-1)+1)
 	}
 	return rest, q.args, nil
+}
+
+// after is the condition of the keys after a continue token's. Within
+// the token's namespace it compares the name (and resource) only. Why:
+// beside namespace = $n, PostgreSQL does not start the index scan at a
+// row comparison that begins with namespace, but reads the namespace from
+// its first key and filters, so the 100th page of 500 read 50,000 keys to
+// skip them (5 ms instead of 0.7).
+func (q *listQuery) after(t continueToken, all bool, namespace string) string {
+	cols, vals := []string{"namespace", "name"}, []string{t.Namespace, t.Name}
+	if namespace != "" && namespace == t.Namespace {
+		cols, vals = cols[1:], vals[1:]
+	}
+	if all {
+		cols, vals = append(cols, "resource"), append(vals, t.Resource)
+	}
+	params := make([]string, len(vals))
+	for i, v := range vals {
+		params[i] = q.arg(v) + "::text"
+	}
+	return "(" + strings.Join(cols, ", ") + ") > (" + strings.Join(params, ", ") + ")"
 }
 
 // addSelectors adds the label, field and body field requirements of opts.
