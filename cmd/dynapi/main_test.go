@@ -131,6 +131,16 @@ func TestPrivatePostgres(t *testing.T) {
 	if code, body := httpGet(t, "http://"+m.Addr()+"/api/v1/namespaces/default"); code != http.StatusOK {
 		t.Fatalf("server after migrate: %d %s", code, body)
 	}
+
+	// A second server on the same --data-dir says what to do instead.
+	args = []string{"--data-dir", dataDir, "--listen", "127.0.0.1:0", "--schemas", "../../schemas", "--conversions", "../../conversions"}
+	err := run(context.Background(), args, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "already running, for another dynapi") || !strings.Contains(err.Error(), "--database-url 'postgres://") {
+		t.Fatalf("second server on the data dir: %v", err)
+	}
+	if code, body := httpGet(t, "http://"+m.Addr()+"/api/v1/namespaces/default"); code != http.StatusOK {
+		t.Fatalf("first server after the second was refused: %d %s", code, body)
+	}
 }
 
 func TestCheck(t *testing.T) {

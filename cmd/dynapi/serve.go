@@ -82,6 +82,11 @@ func (m *Main) Addr() string { return m.listener.Addr().String() }
 func (m *Main) openDatabase(ctx context.Context) error {
 	dbURL := m.Config.DatabaseURL
 	if dbURL == "" {
+		if url, ok := pgserver.Running(m.Config.DataDir); ok {
+			// PostgreSQL's own answer would be a lock file error from its log.
+			return fmt.Errorf("the private PostgreSQL in %s is already running, for another dynapi: stop that one, "+
+				"give this one another --data-dir, or serve the same database from both with --database-url '%s'", m.Config.DataDir, url)
+		}
 		pg, err := pgserver.Start(ctx, pgserver.Options{DataDir: m.Config.DataDir, Logger: m.Logger})
 		if err != nil {
 			return fmt.Errorf("start private PostgreSQL: %w", err)
