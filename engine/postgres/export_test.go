@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -23,9 +24,22 @@ func SetBeforeCommit(s *Store, f func(ctx context.Context) error) { s.beforeComm
 // SetFreshWait sets how long s waits for a resourceVersion not reached yet.
 func SetFreshWait(s *Store, d time.Duration) { s.freshWait = d }
 
-// ListPlans returns the plans (EXPLAIN) of the two statements a List of
-// opts at rv runs, with custom and with generic plans.
-func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64) ([]string, error) {
+// ListPlan is the plan (EXPLAIN) of one of the two statements of a List.
+type ListPlan struct {
+	Part string // "changed" or "unchanged"
+	Mode string // "custom" or "generic"
+	Text string
+}
+
+// ListPlans returns the plans PostgreSQL may run for a List of opts at rv,
+// in the transaction List begins: the custom plans of both parts, and the
+// generic plan of the unchanged part unless the transaction forces custom
+// plans. (The changed part's generic plan, a scan of the whole log, costs
+// far more than its custom plans, a few events after R, so the plan cache
+// never picks it.) Each statement is prepared by name, as pgx's statement
+// cache does: EXPLAIN of a statement with bound parameters plans with
+// their values, whatever plan_cache_mode says.
+func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64) ([]ListPlan, error) {
 	st, _, err := parseListState(opts)
 	if err != nil {
 		return nil, err
@@ -35,30 +49,71 @@ func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64)
 	if err != nil {
 		return nil, err
 	}
-	var plans []string
-	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
-		// In the transaction List begins, with its settings.
-		tx, err := s.pool.BeginTx(ctx, listTxOptions(opts))
-		if err != nil {
-			return nil, err
+	parts := []struct {
+		name, sql string
+		args      []any
+		modes     []string
+	}{
+		{"changed", plan.changed, plan.changedArgs, []string{"custom"}},
+		{"unchanged", plan.unchanged, plan.unchangedArgs, []string{"custom", "generic"}},
+	}
+	if strings.Contains(listTxOptions(opts).BeginQuery, "force_custom_plan") {
+		parts[1].modes = parts[1].modes[:1]
+	}
+	var plans []ListPlan
+	for _, part := range parts {
+		literals := make([]string, len(part.args))
+		for j, a := range withFirst(part.args, rv) {
+			literals[j] = sqlLiteral(a)
 		}
-		defer tx.Rollback(ctx)
-		if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = "+mode); err != nil {
-			return nil, err
-		}
-		for _, q := range []struct {
-			sql  string
-			args []any
-		}{{plan.changed, plan.changedArgs}, {plan.unchanged, plan.unchangedArgs}} {
-			rows, _ := tx.Query(ctx, "EXPLAIN "+q.sql, withFirst(q.args, rv)...)
-			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		for _, mode := range part.modes {
+			text, err := explainPrepared(ctx, s, opts, part.sql, mode, literals)
 			if err != nil {
 				return nil, err
 			}
-			plans = append(plans, mode+":\n"+strings.Join(lines, "\n"))
+			plans = append(plans, ListPlan{Part: part.name, Mode: mode, Text: text})
 		}
 	}
 	return plans, nil
+}
+
+// explainPrepared explains sql, prepared by name, run with the literals,
+// in a transaction begun as List begins it, with plan_cache_mode mode.
+func explainPrepared(ctx context.Context, s *Store, opts engine.ListOptions, sql, mode string, literals []string) (string, error) {
+	tx, err := s.pool.BeginTx(ctx, listTxOptions(opts))
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback(ctx)
+	for _, stmt := range []string{"SET LOCAL plan_cache_mode = force_" + mode + "_plan", "PREPARE list_plan AS " + sql} {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return "", err
+		}
+	}
+	rows, _ := tx.Query(ctx, "EXPLAIN EXECUTE list_plan("+strings.Join(literals, ", ")+")")
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", err
+	}
+	_, err = tx.Exec(ctx, "DEALLOCATE list_plan")
+	return strings.Join(lines, "\n"), err
+}
+
+// sqlLiteral writes a list statement's argument as SQL text.
+func sqlLiteral(v any) string {
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	switch v := v.(type) {
+	case string:
+		return quote(v)
+	case []string:
+		quoted := make([]string, len(v))
+		for i, s := range v {
+			quoted[i] = quote(s)
+		}
+		return "ARRAY[" + strings.Join(quoted, ", ") + "]"
+	default:
+		return fmt.Sprint(v) // integers
+	}
 }
 
 // InOneBatch runs fns concurrently and makes the one statement each sends
