@@ -169,11 +169,18 @@ func TestNamespaceFinalize(t *testing.T) {
 	s.mustDo(http.StatusOK, http.MethodDelete, ns, "", "")
 	s.eventually(http.MethodGet, stuckWidgets+"/held", func(r response) bool { return r.get("metadata.deletionTimestamp").Exists() })
 
-	finalize := func(finalizers string) response {
-		cur := s.mustDo(http.StatusOK, http.MethodGet, ns, "", "")
-		body := `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck","resourceVersion":"` +
-			cur.get("metadata.resourceVersion").String() + `"},"spec":{"finalizers":` + finalizers + `}}`
-		return s.do(http.MethodPut, ns+"/finalize", "application/json", body)
+	// With the resourceVersion just read, again on a conflict, as clients
+	// do: the namespace finalizer updates the namespace's status meanwhile.
+	finalize := func(finalizers string) (r response) {
+		for range 5 {
+			cur := s.mustDo(http.StatusOK, http.MethodGet, ns, "", "")
+			body := `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck","resourceVersion":"` +
+				cur.get("metadata.resourceVersion").String() + `"},"spec":{"finalizers":` + finalizers + `}}`
+			if r = s.do(http.MethodPut, ns+"/finalize", "application/json", body); r.code != http.StatusConflict {
+				return r
+			}
+		}
+		return r
 	}
 	if r := finalize(`["kubernetes"]`); r.code != http.StatusOK || r.get("spec.finalizers").Raw != `["kubernetes"]` {
 		t.Fatalf("finalize: %d %s", r.code, r)
