@@ -59,9 +59,9 @@ func appendMember(out, m []byte) []byte {
 
 // compactJSONB appends text to out without the whitespace jsonb's output
 // puts between tokens, and appends to members those of the top-level
-// object (none when it is not an object). It relies on that output being valid JSON: whitespace occurs
-// only outside strings, and a string's quotes are found by skipping
-// escaped characters.
+// object (none when it is not an object). It relies on that output being
+// valid JSON: whitespace occurs only outside strings, and a string's
+// quotes are found by skipping escaped characters.
 func compactJSONB(out, text []byte, members []member) ([]byte, []member) {
 	depth, object := 0, false
 	for i := 0; i < len(text); i++ {

@@ -116,8 +116,9 @@ func (s *Store) expired(st listState, horizon int64) error {
 // listTxOptions begins a List's read-only snapshot, with the planner
 // settings its statements need, set in the same round trip.
 //
-// Custom plans, made with the values bound, for lists with a selector, at
-// an older resourceVersion (continue pages, Exact) or with body fields.
+// Custom plans, made with the values bound, for lists with a label
+// selector, at an older resourceVersion (continue pages, Exact) or with
+// body fields.
 // Why: a generic plan is made before the values are known. The changed
 // part's "events after R" is empty for a recent R and the whole log for an
 // old one, and planned blind it scans and sorts the log on every continue
