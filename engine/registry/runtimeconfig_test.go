@@ -102,6 +102,7 @@ func TestRuntimeConfigUnmatched(t *testing.T) {
 		{config: "test.example.com/v1beta=false", want: "test.example.com/v1beta"},
 		{config: "tests.example.com=false,api/v1=false", want: "api/v1,tests.example.com"},
 		{config: "test.example.com/v1=false", want: ""}, // switched off, still declared
+		{config: "test.example.com=false", want: ""},    // every version off
 	}
 	for _, tt := range tests {
 		c, err := ParseRuntimeConfig(tt.config)
