@@ -57,7 +57,7 @@ func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64)
 		{"changed", plan.changed, plan.changedArgs, []string{"custom"}},
 		{"unchanged", plan.unchanged, plan.unchangedArgs, []string{"custom", "generic"}},
 	}
-	if strings.Contains(listTxOptions(opts).BeginQuery, "force_custom_plan") {
+	if customPlans(opts) {
 		parts[1].modes = parts[1].modes[:1]
 	}
 	var plans []ListPlan

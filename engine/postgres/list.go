@@ -143,7 +143,7 @@ func (s *Store) expired(st listState, horizon int64) error {
 func listTxOptions(opts engine.ListOptions) pgx.TxOptions {
 	o := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 	var set []string
-	if opts.Continue != "" || opts.ResourceVersionMatch == engine.MatchExact || len(opts.Labels) > 0 || len(opts.BodyFields) > 0 {
+	if customPlans(opts) {
 		set = append(set, "SET LOCAL plan_cache_mode = force_custom_plan")
 	}
 	if opts.Resource != (engine.GroupResource{}) && len(opts.Labels) == 0 && len(opts.BodyFields) == 0 {
@@ -153,4 +153,10 @@ func listTxOptions(opts engine.ListOptions) pgx.TxOptions {
 		o.BeginQuery = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; " + strings.Join(set, "; ")
 	}
 	return o
+}
+
+// customPlans says whether a List of opts plans its statements with their
+// values (see listTxOptions).
+func customPlans(opts engine.ListOptions) bool {
+	return opts.Continue != "" || opts.ResourceVersionMatch == engine.MatchExact || len(opts.Labels) > 0 || len(opts.BodyFields) > 0
 }
