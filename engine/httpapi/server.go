@@ -47,7 +47,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // routes registers every route once; which resources exist is decided per
 // request against the snapshot, so a reload never touches the router.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics)
+	s.router.Use(s.recoverPanics, refuseBadQueries)
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
 	s.router.Get("/readyz", s.handleHealth("readyz", ping, healthCheck{"storage", s.ready}))
