@@ -16,6 +16,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/httpapi"
+	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/reload"
@@ -60,6 +61,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	service := resource.New(m.store)
+	namespaces := namespace.Register(service)
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}
@@ -70,7 +72,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.stopNSs = runUntilStopped(ctx, func(ctx context.Context) {
-		service.FinalizeNamespaces(ctx, namespaceRecheck, m.Logger)
+		namespaces.Run(ctx, namespaceRecheck, m.Logger)
 	})
 	api := httpapi.New(service, m.reloader, m.store.Ping, m.Logger)
 	return m.serve(withDebug(api, m.metrics, m.Config.Profiling))
@@ -113,7 +115,7 @@ func (m *Main) openDatabase(ctx context.Context) error {
 
 // ensureDefaultNamespace creates the "default" namespace on first start.
 func (m *Main) ensureDefaultNamespace(ctx context.Context, service *resource.Service) error {
-	err := service.EnsureNamespace(ctx, m.reloader.Load(), "default")
+	err := namespace.Ensure(ctx, service, m.reloader.Load(), "default")
 	if engine.ErrorCode(err) == engine.CodeNotFound {
 		m.Logger.Warn("namespaced kinds cannot be used", "reason", err)
 		return nil

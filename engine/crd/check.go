@@ -9,6 +9,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // Check returns the problems of a CustomResourceDefinition about to be
@@ -19,7 +20,7 @@ import (
 // accepts such a definition and reports the conflict in its status, and so
 // does the Controller. What the definition declares that dynapi does not do
 // yet (see registry.Resource.Unenforced) comes back as warnings, which
-// kubectl prints. Check is the resource.Check of GroupResource.
+// kubectl prints. Strategy runs it.
 func Check(obj []byte) ([]engine.FieldError, []string) {
 	// No definition files: the zero embed.FS is an empty fs.FS.
 	snap, problems := registry.LoadWith(embed.FS{}, nil, registry.LoadOptions{
@@ -78,4 +79,16 @@ func cause(reason string) engine.FieldError {
 		return engine.FieldError{Type: engine.CauseInvalid, Path: path, Message: "Invalid value: " + rest}
 	}
 	return engine.FieldError{Type: engine.CauseInvalid, Path: path, Message: rest}
+}
+
+// Strategy is the CustomResourceDefinition's strategy: Check on every
+// write but those of /status, which the Controller makes.
+type Strategy struct{ resource.CustomResource }
+
+// Validate runs Check.
+func (Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
+	if w.Target.Subresource == "status" {
+		return nil, nil
+	}
+	return Check(w.Object)
 }

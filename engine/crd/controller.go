@@ -59,8 +59,10 @@ type Controller struct {
 }
 
 // New returns a Controller that serves the definitions stored through
-// service with defs.
+// service with defs, and registers the kind's Strategy with service, so
+// that it refuses a definition the registry would refuse.
 func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
+	service.Register(GroupResource, Strategy{})
 	return &Controller{service: service, defs: defs, logger: logger, Now: time.Now, Retry: time.Second,
 		views: map[string]string{}}
 }

@@ -29,7 +29,7 @@
 //
 // Check is the rule a schema cannot express: a definition must be one the
 // registry accepts on its own (metadata.name is <plural>.<group>, names are
-// well formed, schemas compile...). The resource Service calls it on every
-// write, so that a bad definition is refused with a 422, as kube-apiserver
+// well formed, schemas compile...). Its Strategy, which New registers,
+// runs it on every write, so that a bad definition is refused with a 422, as kube-apiserver
 // refuses it, instead of being stored and never served.
 package crd

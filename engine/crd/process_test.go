@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/resource"
 )
@@ -45,9 +45,9 @@ func startProcessWith(t *testing.T, dbURL string, files fs.FS) *process {
 	}
 	t.Cleanup(store.Close)
 	service := resource.New(store)
-	service.Checks = map[engine.GroupResource]resource.Check{GroupResource: Check}
+	namespace.Register(service)
 	defs := newDefinitions(t, files)
-	if err := service.EnsureNamespace(ctx, defs.Load(), "default"); err != nil {
+	if err := namespace.Ensure(ctx, service, defs.Load(), "default"); err != nil {
 		t.Fatalf("create default namespace: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))

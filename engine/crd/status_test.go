@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tidwall/sjson"
+
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // widgetFile defines shop.example.com's Widget as a definition file.
@@ -21,11 +23,11 @@ scope: Namespaced
 versions: [{name: v1, storage: true, schema: {type: object}}]
 `)}}
 
-// newController returns a Controller, without a Service, of widgetFile and
+// newController returns a Controller, with a Service without a Store, of widgetFile and
 // the definitions objects, handed to its registry.
 func newController(t *testing.T, objects map[string][]byte) *Controller {
 	t.Helper()
-	c := New(nil, newDefinitions(t, widgetFile), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := New(resource.New(nil), newDefinitions(t, widgetFile), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	c.objects = objects
 	c.hand()
 	return c

@@ -38,7 +38,8 @@ func (c *Controller) writeStatus(ctx context.Context, t resource.Target, snap *r
 		if err != nil {
 			return fmt.Errorf("set status: %w", err)
 		}
-		res, err := c.service.UpdateStatus(ctx, t, name, body, resource.WriteOptions{})
+		t.Subresource = "status"
+		res, err := c.service.Update(ctx, t, name, body, resource.WriteOptions{})
 		if err == nil {
 			c.views[name] = view
 			c.remember(res.Object)

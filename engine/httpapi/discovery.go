@@ -8,7 +8,6 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
-	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // The discovery documents, as k8s.io/apimachinery/pkg/apis/meta/v1 writes them.
@@ -126,14 +125,15 @@ func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, snap 
 	doc := apiResourceList{Kind: "APIResourceList", APIVersion: "v1",
 		GroupVersion: engine.GroupVersionKind{Group: group, Version: version}.APIVersion(), Resources: []apiResource{}}
 	for _, res := range resources {
+		strategy := s.service.Strategy(res.GroupResource())
 		verbs := resourceVerbs
-		if !res.DeletesCollections() {
+		if !strategy.DeletesCollections() {
 			verbs = singleVerbs
 		}
 		doc.Resources = append(doc.Resources, apiResource{Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced,
 			Kind: res.Kind, Verbs: verbs, ShortNames: res.ShortNames, Categories: res.Categories})
-		if resource.IsNamespaces(res) {
-			doc.Resources = append(doc.Resources, apiResource{Name: res.Plural + "/finalize", Namespaced: res.Namespaced,
+		for _, sub := range strategy.Subresources() {
+			doc.Resources = append(doc.Resources, apiResource{Name: res.Plural + "/" + sub, Namespaced: res.Namespaced,
 				Kind: res.Kind, Verbs: []string{"update"}})
 		}
 		if v, _ := res.Version(version); v.Subresources.Status {

@@ -89,14 +89,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 		s.writeError(w, r, err)
 		return
 	}
-	update := s.service.Update
-	switch req.subresource {
-	case "status":
-		update = s.service.UpdateStatus
-	case "finalize":
-		update = s.service.Finalize
-	}
-	res, err := update(r.Context(), req.target, req.name, body, opts)
+	res, err := s.service.Update(r.Context(), req.target, req.name, body, opts)
 	s.writeResult(w, r, f, http.StatusOK, res, err)
 }
 
@@ -115,7 +108,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.service.Patch(r.Context(), req.target, req.name, patchType, patch, req.subresource == "status", opts)
+	res, err := s.service.Patch(r.Context(), req.target, req.name, patchType, patch, opts)
 	s.writeResult(w, r, f, http.StatusOK, res, err)
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
@@ -52,7 +53,8 @@ func newTestServerWith(t *testing.T, snapshots httpapi.Snapshots, store func(*re
 	}
 	store(snap)
 	service := resource.New(db)
-	if err := service.EnsureNamespace(ctx, snap, "default"); err != nil {
+	namespaces := namespace.Register(service)
+	if err := namespace.Ensure(ctx, service, snap, "default"); err != nil {
 		t.Fatalf("create default namespace: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -60,7 +62,7 @@ func newTestServerWith(t *testing.T, snapshots httpapi.Snapshots, store func(*re
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		service.FinalizeNamespaces(finalizing, time.Minute, logger)
+		namespaces.Run(finalizing, time.Minute, logger)
 	}()
 	t.Cleanup(func() { stop(); <-done })
 	srv := httptest.NewServer(httpapi.New(service, snapshots, db.Ping, logger))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/openapi"
 	"github.com/dynapi/dynapi/engine/registry"
 )
@@ -24,7 +25,7 @@ type builtDocs struct {
 	docs *openapi.Docs
 }
 
-func (c *openapiCache) docs(snap *registry.Snapshot) (*openapi.Docs, error) {
+func (c *openapiCache) docs(snap *registry.Snapshot, deletes openapi.DeletesCollections) (*openapi.Docs, error) {
 	if b := c.current.Load(); b != nil && b.snap == snap {
 		return b.docs, nil
 	}
@@ -33,7 +34,7 @@ func (c *openapiCache) docs(snap *registry.Snapshot) (*openapi.Docs, error) {
 	if b := c.current.Load(); b != nil && b.snap == snap {
 		return b.docs, nil
 	}
-	docs, err := openapi.Build(snap)
+	docs, err := openapi.Build(snap, deletes)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +44,7 @@ func (c *openapiCache) docs(snap *registry.Snapshot) (*openapi.Docs, error) {
 
 // handleOpenAPIRoot serves /openapi/v3: where each group version's document is.
 func (s *Server) handleOpenAPIRoot(w http.ResponseWriter, r *http.Request) {
-	docs, err := s.openapi.docs(s.snapshots.Load())
+	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -57,7 +58,7 @@ func (s *Server) handleOpenAPIRoot(w http.ResponseWriter, r *http.Request) {
 // A URL with the current hash may be cached forever; a stale hash is
 // redirected to the current one, as kube-apiserver does.
 func (s *Server) handleOpenAPIGroupVersion(w http.ResponseWriter, r *http.Request) {
-	docs, err := s.openapi.docs(s.snapshots.Load())
+	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -92,7 +93,7 @@ const protobufV2 = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 // it, else in JSON; with an ETag, so that a client's cached copy is
 // answered 304.
 func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
-	docs, err := s.openapi.docs(s.snapshots.Load())
+	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -112,4 +113,9 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", contentType)
 	_, _ = w.Write(body)
+}
+
+// deletesCollections is the strategies' say, for the documents.
+func (s *Server) deletesCollections(gr engine.GroupResource) bool {
+	return s.service.Strategy(gr).DeletesCollections()
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -68,6 +69,7 @@ func resolve(snap *registry.Snapshot, group, version string, parts []string) (re
 	}
 	if len(parts) > 2 {
 		req.subresource = parts[2]
+		req.target.Subresource = parts[2]
 	}
 	// A namespaced object is only addressed inside its namespace; the
 	// namespace-less path of a namespaced resource is a list across namespaces.
@@ -103,7 +105,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
 		s.handleList(w, r, req)
 	case req.name == "" && r.Method == http.MethodPost && !crossNamespace:
 		s.handleCreate(w, r, req)
-	case req.name == "" && r.Method == http.MethodDelete && !crossNamespace && req.target.Resource.DeletesCollections():
+	case req.name == "" && r.Method == http.MethodDelete && !crossNamespace && s.service.Strategy(req.target.GroupResource()).DeletesCollections():
 		s.handleDeleteCollection(w, r, req)
 	case req.name != "" && r.Method == http.MethodGet:
 		s.handleGet(w, r, req)
@@ -120,9 +122,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
 
 // dispatchSubresource serves /{name}/status of versions that declare it
 // (get reads the whole object, update and patch write only its status) and
-// a namespace's /finalize (update writes only spec.finalizers).
+// the subresources of the resource's strategy (update only: a namespace's
+// /finalize).
 func (s *Server) dispatchSubresource(w http.ResponseWriter, r *http.Request, req request) {
-	if req.subresource == "finalize" && resource.IsNamespaces(req.target.Resource) {
+	if slices.Contains(s.service.Strategy(req.target.GroupResource()).Subresources(), req.subresource) {
 		if r.Method != http.MethodPut {
 			s.writeError(w, r, errMethodNotAllowed(r))
 			return

@@ -16,7 +16,7 @@ const (
 
 // buildGroupVersion renders the document of one group version: a path item
 // per URL of every resource served in it, and a schema per kind and list kind.
-func buildGroupVersion(snap *registry.Snapshot, group, version string) ([]byte, error) {
+func buildGroupVersion(snap *registry.Snapshot, group, version string, deletes DeletesCollections) ([]byte, error) {
 	paths := map[string]any{}
 	schemas := map[string]json.RawMessage{
 		"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": json.RawMessage(objectMetaSchema),
@@ -31,7 +31,7 @@ func buildGroupVersion(snap *registry.Snapshot, group, version string) ([]byte, 
 		}
 		schemas[schemaName(group, version, r.Kind)] = kindSchema
 		schemas[schemaName(group, version, r.ListKind)] = listSchema(r, version)
-		for path, item := range pathItems(r, v) {
+		for path, item := range pathItems(r, v, deletes(r.GroupResource())) {
 			paths[path] = item.v3()
 		}
 	}

@@ -31,8 +31,12 @@ type Doc struct {
 	Hash string
 }
 
+// DeletesCollections reports whether a resource serves DELETE on its
+// collection: its strategy's say (resource.Strategy.DeletesCollections).
+type DeletesCollections func(engine.GroupResource) bool
+
 // Build renders the documents of every served group version of snap.
-func Build(snap *registry.Snapshot) (*Docs, error) {
+func Build(snap *registry.Snapshot, deletes DeletesCollections) (*Docs, error) {
 	d := &Docs{gvs: map[string]Doc{}}
 	type entry struct {
 		URL string `json:"serverRelativeURL"`
@@ -40,7 +44,7 @@ func Build(snap *registry.Snapshot) (*Docs, error) {
 	root := map[string]entry{}
 	for _, g := range snap.Groups() {
 		for _, v := range g.Versions {
-			body, err := buildGroupVersion(snap, g.Name, v)
+			body, err := buildGroupVersion(snap, g.Name, v, deletes)
 			if err != nil {
 				return nil, fmt.Errorf("openapi for %s/%s: %w", g.Name, v, err)
 			}
@@ -51,7 +55,7 @@ func Build(snap *registry.Snapshot) (*Docs, error) {
 		}
 	}
 	var err error
-	if d.v2, err = buildV2(snap); err != nil {
+	if d.v2, err = buildV2(snap, deletes); err != nil {
 		return nil, err
 	}
 	d.root, err = json.Marshal(map[string]any{"paths": root})

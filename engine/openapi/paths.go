@@ -28,7 +28,7 @@ type param struct{ name, in, typ, desc string }
 
 // pathItems describes every URL of one resource in one version, with the
 // operations dynapi serves there.
-func pathItems(r *registry.Resource, v *registry.Version) map[string]pathItem {
+func pathItems(r *registry.Resource, v *registry.Version, deletesCollections bool) map[string]pathItem {
 	base := "/" + gvPath(r.Group, v.Name)
 	kind := gvk(r.Group, v.Name, r.Kind)
 	obj, list := schemaName(r.Group, v.Name, r.Kind), schemaName(r.Group, v.Name, r.ListKind)
@@ -57,7 +57,7 @@ func pathItems(r *registry.Resource, v *registry.Version) map[string]pathItem {
 		"get":  newOp("list", "list", "list or watch objects of kind "+r.Kind, listQuery, list),
 		"post": write(newOp("create", "post", "create a "+r.Kind, writeQuery, obj)),
 	}
-	if r.DeletesCollections() {
+	if deletesCollections {
 		collectionOps["delete"] = newOp("deletecollection", "deletecollection", "delete collection of "+r.Kind, listQuery, list)
 	}
 	items := map[string]pathItem{

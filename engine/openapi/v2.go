@@ -32,7 +32,7 @@ type V2 struct {
 // schema gets wrong; dynapi validates every object against the real
 // schema itself, and says so in the v3 documents, which kubectl reads
 // first.
-func buildV2(snap *registry.Snapshot) (V2, error) {
+func buildV2(snap *registry.Snapshot, deletes DeletesCollections) (V2, error) {
 	paths, definitions := map[string]any{}, map[string]any{}
 	for _, g := range snap.Groups() {
 		for _, version := range g.Versions {
@@ -40,7 +40,7 @@ func buildV2(snap *registry.Snapshot) (V2, error) {
 				v, _ := r.Version(version)
 				definitions[schemaName(r.Group, version, r.Kind)] = anyObject(r.Kind, gvk(r.Group, version, r.Kind))
 				definitions[schemaName(r.Group, version, r.ListKind)] = anyObject(r.ListKind+" is a list of "+r.Kind, gvk(r.Group, version, r.ListKind))
-				for path, item := range pathItems(r, v) {
+				for path, item := range pathItems(r, v, deletes(r.GroupResource())) {
 					paths[path] = item.v2()
 				}
 			}

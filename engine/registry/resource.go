@@ -85,11 +85,6 @@ func (r *Resource) GroupResource() engine.GroupResource {
 	return engine.GroupResource{Group: r.Group, Resource: r.Plural}
 }
 
-// DeletesCollections reports whether a DELETE of the collection is served.
-// Not for namespaces, as in kube-apiserver: one request would delete every
-// namespace and everything in them.
-func (r *Resource) DeletesCollections() bool { return r.GroupResource() != engine.Namespaces }
-
 // Version returns the named version, served or not.
 func (r *Resource) Version(name string) (*Version, bool) {
 	for _, v := range r.Versions {

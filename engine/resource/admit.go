@@ -46,20 +46,6 @@ func admit(t Target, name string, obj, old []byte, metaErrs []engine.FieldError,
 	return obj, warnings, nil
 }
 
-// check runs the target resource's Check, if it has one, and returns its
-// warnings. Errors: Invalid.
-func (s *Service) check(t Target, name string, obj []byte) ([]string, error) {
-	c := s.Checks[t.GroupResource()]
-	if c == nil {
-		return nil, nil
-	}
-	causes, warnings := c(obj)
-	if len(causes) > 0 {
-		return nil, engine.NewInvalid(t.Resource.Group, t.Resource.Kind, name, causes)
-	}
-	return warnings, nil
-}
-
 // duplicateFields keeps the last of the members of body's objects that share
 // a key (see schema.DropDuplicates) and reports the others (see
 // decodingProblems). It runs before anything reads body. Errors: BadRequest.

@@ -35,9 +35,15 @@ func storedIn(r *registry.Resource, stored string, body, remainder []byte, v *re
 	if err != nil {
 		return nil, err
 	}
+	return hubIn(r, h, v)
+}
+
+// hubIn converts h, an object in the hub version, into version v, pruned
+// to what v holds.
+func hubIn(r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) {
 	out, err := r.Conversion.Convert(h, hub(r), v.Name)
-	if err != nil {
-		return nil, err
+	if err != nil || r.Conversion == nil {
+		return out, err
 	}
 	return pruneTo(v, out)
 }
@@ -58,19 +64,22 @@ func pruneTo(v *registry.Version, obj []byte) ([]byte, error) {
 }
 
 // toStorage converts obj, written in the target's version, into the storage
-// version, ready for the Store with rv as the expected resourceVersion. old
-// is the object it replaces (nil on create): what the target's version
-// cannot show of old is kept, so that an update through an older version
-// erases nothing it could not see.
-func toStorage(t Target, name string, obj []byte, rv int64, old *engine.Object) (engine.Object, error) {
+// version, ready for the Store with rv as the expected resourceVersion.
+// oldHub is the object it replaces, in the hub version (nil on create):
+// what the target's version cannot show of it is kept, so that an update
+// through an older version erases nothing it could not see.
+func toStorage(t Target, name string, obj []byte, rv int64, oldHub []byte) (engine.Object, error) {
 	r := t.Resource
 	stored := engine.Object{Key: t.key(name), StoredVersion: r.StorageVersion, ResourceVersion: rv}
-	if r.Conversion == nil {
+	if r.Conversion == nil || t.Version.Name == r.StorageVersion && t.Version.Name == hub(r) {
+		// One shape (or the version written is the hub and the storage
+		// version): only apiVersion may change, and obj was pruned to
+		// the version it is written in.
 		body, err := r.Conversion.Convert(obj, t.Version.Name, r.StorageVersion)
 		stored.Body = body
 		return stored, err
 	}
-	h, err := writtenToHub(t, obj, old)
+	h, err := writtenToHub(t, obj, oldHub)
 	if err != nil {
 		return engine.Object{}, err
 	}
@@ -86,16 +95,12 @@ func toStorage(t Target, name string, obj []byte, rv int64, old *engine.Object) 
 }
 
 // writtenToHub converts a written object to the hub, restoring what its
-// version could not see of old.
-func writtenToHub(t Target, obj []byte, old *engine.Object) ([]byte, error) {
+// version could not see of oldHub.
+func writtenToHub(t Target, obj, oldHub []byte) ([]byte, error) {
 	r := t.Resource
 	h, err := r.Conversion.Convert(obj, t.Version.Name, hub(r))
-	if err != nil || old == nil || t.Version.Name == hub(r) {
+	if err != nil || oldHub == nil || t.Version.Name == hub(r) {
 		return h, err
-	}
-	oldHub, err := storedToHub(r, old.StoredVersion, old.Body, old.Remainder)
-	if err != nil {
-		return nil, err
 	}
 	kept, err := lost(r, oldHub, t.Version)
 	if err != nil || kept == nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
 )
@@ -31,21 +30,13 @@ type DeleteResult struct {
 // resourceVersion precondition re-reads the object after a concurrent write.
 const maxConflictRetries = 5
 
-// Delete deletes one object, or marks it for deletion while it has
-// finalizers. A namespace is marked and emptied in the background (see
-// terminateNamespace).
+// Delete deletes one object, or marks it for deletion while its strategy
+// keeps it (finalizers; a namespace while it is emptied).
 // Errors: NotFound, Conflict (a precondition failed), Forbidden.
 func (s *Service) Delete(ctx context.Context, t Target, name string, opts DeleteOptions) (DeleteResult, error) {
-	if isNamespaces(t) && protectedNamespaces[name] {
-		return DeleteResult{}, &engine.Error{Code: engine.CodeForbidden, Kind: "namespaces", Name: name,
-			Message: fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", name)}
-	}
 	for attempt := 0; ; attempt++ {
 		old, err := s.Store.Get(ctx, t.key(name))
 		if err != nil {
-			return DeleteResult{}, err
-		}
-		if err := checkPreconditions(t, old, opts); err != nil {
 			return DeleteResult{}, err
 		}
 		res, err := s.deleteOne(ctx, t, old, opts)
@@ -56,57 +47,28 @@ func (s *Service) Delete(ctx context.Context, t Target, name string, opts Delete
 	}
 }
 
+// deleteOne runs the pipeline's delete over a stored object.
 func (s *Service) deleteOne(ctx context.Context, t Target, old engine.Object, opts DeleteOptions) (DeleteResult, error) {
-	uid := gjson.GetBytes(old.Body, "metadata.uid").String()
-	if isNamespaces(t) {
-		return s.terminateNamespace(ctx, t, old, opts)
-	}
-	if opts.DryRun {
-		out, err := fromStorage(t, old)
-		return DeleteResult{Object: out, UID: uid, Pending: hasFinalizers(old.Body)}, err
-	}
-	last, pending, err := s.deleteStored(ctx, old)
+	w := &Write{Target: t, Operation: DeleteOperation, Name: old.Key.Name, Object: old.Body, stored: old, delete: opts}
+	res, err := s.run(ctx, w)
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	out, err := fromStorage(t, last)
-	return DeleteResult{Object: out, UID: uid, Pending: pending}, err
+	return DeleteResult{Object: res.object, UID: gjson.GetBytes(old.Body, "metadata.uid").String(), Pending: res.pending}, nil
 }
 
-// deleteStored removes a stored object, or, while it has finalizers, sets its
-// deletionTimestamp (once) and leaves it for whoever owns the finalizers.
-// Errors: NotFound, Conflict when the object changed since it was read.
-func (s *Service) deleteStored(ctx context.Context, old engine.Object) (engine.Object, bool, error) {
-	if !hasFinalizers(old.Body) {
-		last, err := s.Store.Delete(ctx, old.Key, old.ResourceVersion)
-		return last, false, err
+// RemoveStored deletes a stored object of any resource as a custom
+// resource's delete would, without converting it: it is marked for deletion
+// while it has finalizers (pending). Background work that empties a
+// namespace uses it. Errors: NotFound, Conflict when the object changed
+// since it was read.
+func (s *Service) RemoveStored(ctx context.Context, o engine.Object) (pending bool, err error) {
+	w := &Write{Operation: DeleteOperation, Object: o.Body, stored: o}
+	if w.pending, err = (CustomResource{}).PrepareForDelete(w); err != nil {
+		return false, err
 	}
-	if gjson.GetBytes(old.Body, "metadata.deletionTimestamp").Exists() {
-		return old, true, nil
-	}
-	marked, err := s.markDeleted(old)
-	if err != nil {
-		return engine.Object{}, false, err
-	}
-	updated, err := s.Store.Update(ctx, marked)
-	return updated, true, err
-}
-
-// markDeleted sets deletionTimestamp and bumps generation, as graceful
-// deletion does in kube-apiserver.
-func (s *Service) markDeleted(o engine.Object) (engine.Object, error) {
-	body, err := sjson.SetBytes(o.Body, "metadata.deletionTimestamp", s.Now().UTC().Format("2006-01-02T15:04:05Z"))
-	if err == nil {
-		body, err = sjson.SetBytes(body, "metadata.deletionGracePeriodSeconds", 0)
-	}
-	if err == nil {
-		body, err = sjson.SetBytes(body, "metadata.generation", gjson.GetBytes(o.Body, "metadata.generation").Int()+1)
-	}
-	if err != nil {
-		return engine.Object{}, fmt.Errorf("mark for deletion: %w", err)
-	}
-	o.Body = body
-	return o, nil
+	_, err = s.commitDelete(ctx, w)
+	return w.pending, err
 }
 
 // checkPreconditions enforces DeleteOptions.preconditions. Errors: Conflict.
@@ -138,9 +100,6 @@ func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.List
 	}
 	out := make([][]byte, 0, len(matched))
 	for _, o := range matched {
-		if isNamespaces(t) && protectedNamespaces[o.Key.Name] {
-			continue
-		}
 		res, err := s.deleteOne(ctx, t, o, opts)
 		if code := engine.ErrorCode(err); code == engine.CodeNotFound || code == engine.CodeConflict {
 			continue // deleted or changed by someone else since the list

@@ -72,11 +72,15 @@ func (s *Service) restore(ctx context.Context, res *registry.Resource, o engine.
 		return fmt.Errorf("%s has no storage version %s", res.GroupResource(), res.StorageVersion)
 	}
 	t := Target{Resource: res, Version: storage, Namespace: o.Key.Namespace}
-	obj, err := fromStorage(t, o)
+	h, err := storedToHub(res, o.StoredVersion, o.Body, o.Remainder)
 	if err != nil {
 		return err
 	}
-	stored, err := toStorage(t, o.Key.Name, obj, o.ResourceVersion, &o)
+	obj, err := hubIn(res, h, storage)
+	if err != nil {
+		return err
+	}
+	stored, err := toStorage(t, o.Key.Name, obj, o.ResourceVersion, h)
 	if err != nil {
 		return err
 	}

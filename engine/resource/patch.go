@@ -39,43 +39,38 @@ func PatchTypes(t Target) []string {
 	return []string{JSONPatch, MergePatch}
 }
 
-// Patch applies a merge patch or JSON patch to the object name (to its
-// status only, when status is set) and writes the result through the update
-// pipeline. Without a resourceVersion in the patch, a concurrent write makes
-// it re-read and re-apply, as kube-apiserver does.
+// Patch applies a merge patch or JSON patch to the object name (or to the
+// subresource t names) and writes the result through the update pipeline.
+// Without a resourceVersion in the patch, a concurrent write makes it
+// re-read and re-apply, as kube-apiserver does.
 // Errors: UnsupportedMediaType, BadRequest, Invalid, NotFound, Conflict.
-func (s *Service) Patch(ctx context.Context, t Target, name, patchType string, patch []byte, status bool, opts WriteOptions) (Result, error) {
-	if status && !t.Version.Subresources.Status {
-		return Result{}, errNoStatus(t, name)
-	}
+func (s *Service) Patch(ctx context.Context, t Target, name, patchType string, patch []byte, opts WriteOptions) (Result, error) {
 	for attempt := 0; ; attempt++ {
-		res, err := s.patchOnce(ctx, t, name, patchType, patch, status, opts)
+		res, err := s.patchOnce(ctx, t, name, patchType, patch, opts)
 		if engine.ErrorCode(err) != engine.CodeConflict || attempt >= maxConflictRetries {
 			return res, err
 		}
 	}
 }
 
-func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType string, patch []byte, status bool, opts WriteOptions) (Result, error) {
-	old, err := s.Store.Get(ctx, t.key(name))
+func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType string, patch []byte, opts WriteOptions) (Result, error) {
+	w, err := s.loadForUpdate(ctx, t, name, opts)
 	if err != nil {
 		return Result{}, err
 	}
-	oldObj, err := fromStorage(t, old)
-	if err != nil {
-		return Result{}, err
-	}
-	patched, err := applyPatch(t, patchType, oldObj, patch)
+	patched, err := applyPatch(t, patchType, w.Old, patch)
 	if err != nil {
 		return Result{}, err
 	}
 	if !gjson.GetBytes(patched, "metadata.resourceVersion").Exists() {
 		// A patch that drops resourceVersion applies to whatever is stored.
-		if patched, err = sjson.SetBytes(patched, "metadata.resourceVersion", strconv.FormatInt(old.ResourceVersion, 10)); err != nil {
+		if patched, err = sjson.SetBytes(patched, "metadata.resourceVersion", strconv.FormatInt(w.stored.ResourceVersion, 10)); err != nil {
 			return Result{}, fmt.Errorf("restore resourceVersion: %w", err)
 		}
 	}
-	return s.update(ctx, t, old, patched, status, opts)
+	w.Object, w.patched = patched, true
+	res, err := s.run(ctx, w)
+	return Result{Object: res.object, Warnings: w.Warnings}, err
 }
 
 // ErrPatchType is the UnsupportedMediaType of a patch type t does not accept.

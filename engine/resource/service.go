@@ -18,24 +18,39 @@ type Service struct {
 	Store engine.Store
 	// Now is the clock for creationTimestamp and deletionTimestamp.
 	Now func() time.Time
-	// Checks holds the rules of some resources that their schemas cannot
-	// express (a CustomResourceDefinition's name is <plural>.<group>). Set
-	// it before the Service serves writes.
-	Checks map[engine.GroupResource]Check
 
-	namespacesPoked chan struct{} // see FinalizeNamespaces
+	strategies map[engine.GroupResource]Strategy
+	onRemove   []func(engine.ObjectKey)
 }
-
-// Check returns the problems of an object about to be created or updated,
-// in the target's version, after it passed its schema. They are answered
-// with a 422, like the schema's. Warnings are sent with a write that
-// succeeds. A status-only write is not checked: it cannot change what the
-// rule is about.
-type Check func(obj []byte) (problems []engine.FieldError, warnings []string)
 
 // New returns a Service over store with the wall clock.
 func New(store engine.Store) *Service {
-	return &Service{Store: store, Now: time.Now, namespacesPoked: make(chan struct{}, 1)}
+	return &Service{Store: store, Now: time.Now, strategies: map[engine.GroupResource]Strategy{}}
+}
+
+// Register makes s the strategy of resource gr. Register every strategy
+// before the Service serves requests.
+func (s *Service) Register(gr engine.GroupResource, st Strategy) { s.strategies[gr] = st }
+
+// Strategy returns the strategy of resource gr: the registered one, or
+// CustomResource.
+func (s *Service) Strategy(gr engine.GroupResource) Strategy {
+	if st, ok := s.strategies[gr]; ok {
+		return st
+	}
+	return CustomResource{}
+}
+
+// OnRemove calls f with the key of every object removed after it was
+// marked for deletion (its last finalizer gone): whoever waits for it (a
+// namespace being emptied) may go on. f must not block. Call it before the
+// Service serves requests.
+func (s *Service) OnRemove(f func(engine.ObjectKey)) { s.onRemove = append(s.onRemove, f) }
+
+func (s *Service) removed(key engine.ObjectKey) {
+	for _, f := range s.onRemove {
+		f(key)
+	}
 }
 
 // Target is what a request addresses: a resource in one of its versions,
@@ -46,6 +61,9 @@ type Target struct {
 	Resource  *registry.Resource
 	Version   *registry.Version
 	Namespace string
+	// Subresource is the subresource a write addresses ("status", or one
+	// of the strategy's), "" for the resource itself.
+	Subresource string
 }
 
 // GroupResource is the storage key of the target's resource.
@@ -67,8 +85,6 @@ type WriteOptions struct {
 	// FieldValidation is "Strict", "Warn" (the default) or "Ignore": what an
 	// unknown field in the request earns.
 	FieldValidation string
-
-	finalize bool // set by Finalize: the write may change a namespace's spec.finalizers
 }
 
 // Result is a written or read object in the requested version, with the

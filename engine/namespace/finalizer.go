@@ -1,4 +1,4 @@
-package resource
+package namespace
 
 import (
 	"context"
@@ -13,53 +13,33 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // A namespace is deleted as kube-apiserver and its namespace controller
-// delete one: the delete marks it, and a background loop empties it and
-// then deletes it.
+// delete one: the delete marks it (the Strategy), and the Finalizer, in
+// the background, empties it and then deletes it.
 
-// terminateNamespace is the delete of a namespace, as kube-apiserver's:
-// the namespace is marked (deletionTimestamp, phase Terminating) and
-// answered at once; FinalizeNamespaces empties it and then deletes it.
-// While it is marked, creates in it are Forbidden. Deleting it again
-// answers it as it is.
-func (s *Service) terminateNamespace(ctx context.Context, t Target, old engine.Object, opts DeleteOptions) (DeleteResult, error) {
-	uid := gjson.GetBytes(old.Body, "metadata.uid").String()
-	marked := old
-	if !gjson.GetBytes(old.Body, "metadata.deletionTimestamp").Exists() {
-		body, err := sjson.SetBytes(old.Body, "metadata.deletionTimestamp", s.Now().UTC().Format("2006-01-02T15:04:05Z"))
-		if err == nil {
-			body, err = sjson.SetBytes(body, "status.phase", "Terminating")
-		}
-		if err != nil {
-			return DeleteResult{}, fmt.Errorf("mark namespace for deletion: %w", err)
-		}
-		marked.Body = body
-		if !opts.DryRun {
-			if marked, err = s.Store.Update(ctx, marked); err != nil {
-				return DeleteResult{}, err
-			}
-			s.poke()
-		}
-	}
-	out, err := fromStorage(t, marked)
-	return DeleteResult{Object: out, UID: uid, Pending: true}, err
+// Finalizer empties the namespaces being deleted and then deletes them.
+// Build it with Register.
+type Finalizer struct {
+	service *resource.Service
+	poked   chan struct{}
 }
 
-// FinalizeNamespaces empties the namespaces being deleted and then deletes
-// them, until ctx ends. It looks when a delete through this Service marks
+// Run empties the namespaces being deleted and then deletes
+// them, until ctx ends. It looks when a delete through its Service marks
 // one or lets an object with finalizers go, and every interval besides:
 // for namespaces marked through another process or before a restart.
 // One process at a time works on a namespace (a Store lock); the others
 // leave it for their next look.
-func (s *Service) FinalizeNamespaces(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+func (s *Finalizer) Run(ctx context.Context, interval time.Duration, logger *slog.Logger) {
 	for {
 		if err := s.finalizeNamespaces(ctx); err != nil && ctx.Err() == nil {
 			logger.Warn("deleting namespaces", "err", err)
 		}
 		select {
-		case <-s.namespacesPoked:
+		case <-s.poked:
 		case <-time.After(interval):
 		case <-ctx.Done():
 			return
@@ -67,19 +47,19 @@ func (s *Service) FinalizeNamespaces(ctx context.Context, interval time.Duration
 	}
 }
 
-// poke makes FinalizeNamespaces look now.
-func (s *Service) poke() {
+// poke makes Run look now.
+func (s *Finalizer) poke() {
 	select {
-	case s.namespacesPoked <- struct{}{}:
+	case s.poked <- struct{}{}:
 	default: // a look is due already
 	}
 }
 
 // finalizeNamespaces empties and deletes every namespace marked for
 // deletion.
-func (s *Service) finalizeNamespaces(ctx context.Context) error {
+func (s *Finalizer) finalizeNamespaces(ctx context.Context) error {
 	var marked []engine.Object
-	_, err := s.Store.List(ctx, engine.ListOptions{Resource: engine.Namespaces, BodyFields: []engine.FieldRequirement{
+	_, err := s.service.Store.List(ctx, engine.ListOptions{Resource: engine.Namespaces, BodyFields: []engine.FieldRequirement{
 		{Path: "metadata.deletionTimestamp", Operator: engine.OpNotEquals, Value: ""}}}, func(o engine.Object) error {
 		marked = append(marked, o)
 		return nil
@@ -98,8 +78,8 @@ func (s *Service) finalizeNamespaces(ctx context.Context) error {
 // left in it: objects with finalizers stay, marked, until those who own
 // the finalizers let them go. It does nothing while another process works
 // on ns.
-func (s *Service) finalizeNamespace(ctx context.Context, ns engine.Object) error {
-	release, ok, err := s.Store.TryLock(ctx, "namespace/"+ns.Key.Name)
+func (s *Finalizer) finalizeNamespace(ctx context.Context, ns engine.Object) error {
+	release, ok, err := s.service.Store.TryLock(ctx, "namespace/"+ns.Key.Name)
 	if err != nil || !ok {
 		return err
 	}
@@ -111,7 +91,7 @@ func (s *Service) finalizeNamespace(ctx context.Context, ns engine.Object) error
 	// Listed again rather than counted while emptying: a create that
 	// passed its namespace check before the mark may have landed since.
 	left := 0
-	_, err = s.Store.List(ctx, engine.ListOptions{Namespace: ns.Key.Name, Limit: 1}, func(engine.Object) error {
+	_, err = s.service.Store.List(ctx, engine.ListOptions{Namespace: ns.Key.Name, Limit: 1}, func(engine.Object) error {
 		left++
 		return nil
 	})
@@ -132,31 +112,31 @@ func (s *Service) finalizeNamespace(ctx context.Context, ns engine.Object) error
 // deleteEmptyNamespace removes the kubernetes finalizer from an emptied
 // namespace and deletes it, unless other finalizers (in spec or metadata)
 // keep it.
-func (s *Service) deleteEmptyNamespace(ctx context.Context, ns engine.Object) error {
+func (s *Finalizer) deleteEmptyNamespace(ctx context.Context, ns engine.Object) error {
 	finalizers := specFinalizers(ns.Body)
-	if i := slices.Index(finalizers, namespaceFinalizer); i >= 0 {
+	if i := slices.Index(finalizers, finalizer); i >= 0 {
 		body, err := sjson.SetBytes(ns.Body, "spec.finalizers", slices.Delete(finalizers, i, i+1))
 		if err != nil {
 			return fmt.Errorf("remove the namespace finalizer: %w", err)
 		}
 		ns.Body = body
-		if ns, err = s.Store.Update(ctx, ns); err != nil {
+		if ns, err = s.service.Store.Update(ctx, ns); err != nil {
 			return err
 		}
 	}
 	if len(specFinalizers(ns.Body)) > 0 {
 		return nil // for whoever put them there, through Finalize
 	}
-	_, _, err := s.deleteStored(ctx, ns)
+	_, err := s.service.RemoveStored(ctx, ns)
 	return err
 }
 
 // emptyNamespace deletes every object in namespace ns, of every resource:
 // objects with finalizers are marked for deletion instead, and returned.
-func (s *Service) emptyNamespace(ctx context.Context, ns string) ([]engine.Object, error) {
+func (s *Finalizer) emptyNamespace(ctx context.Context, ns string) ([]engine.Object, error) {
 	var keys []engine.Object
-	_, err := s.Store.List(ctx, engine.ListOptions{Namespace: ns}, func(o engine.Object) error {
-		if !hasFinalizers(o.Body) {
+	_, err := s.service.Store.List(ctx, engine.ListOptions{Namespace: ns}, func(o engine.Object) error {
+		if len(gjson.GetBytes(o.Body, "metadata.finalizers").Array()) == 0 {
 			// Only objects with finalizers are marked rather than deleted,
 			// which writes them back whole: stored version, body and
 			// remainder. Why not keep every body: memory would grow with
@@ -171,7 +151,7 @@ func (s *Service) emptyNamespace(ctx context.Context, ns string) ([]engine.Objec
 	}
 	var waiting []engine.Object
 	for _, o := range keys {
-		_, pending, err := s.deleteStored(ctx, o)
+		pending, err := s.service.RemoveStored(ctx, o)
 		if err != nil && engine.ErrorCode(err) != engine.CodeNotFound {
 			return nil, fmt.Errorf("delete %s %s/%s: %w", o.Key.Resource, ns, o.Key.Name, err)
 		}
@@ -187,7 +167,7 @@ func (s *Service) emptyNamespace(ctx context.Context, ns string) ([]engine.Objec
 // NamespaceContentRemaining and NamespaceFinalizersRemaining. A condition
 // is written only when its message changes, so that waiting does not
 // rewrite the namespace every look.
-func (s *Service) reportRemaining(ctx context.Context, ns engine.Object, waiting []engine.Object) error {
+func (s *Finalizer) reportRemaining(ctx context.Context, ns engine.Object, waiting []engine.Object) error {
 	resources, finalizers := map[string]int{}, map[string]int{}
 	for _, o := range waiting {
 		resources[o.Key.Resource.String()]++
@@ -219,7 +199,7 @@ func (s *Service) reportRemaining(ctx context.Context, ns engine.Object, waiting
 		}
 		var err error
 		body, err = sjson.SetBytes(body, path, map[string]string{"type": c.kind, "status": "True", "reason": c.reason,
-			"message": message, "lastTransitionTime": s.Now().UTC().Format("2006-01-02T15:04:05Z")})
+			"message": message, "lastTransitionTime": s.service.Now().UTC().Format("2006-01-02T15:04:05Z")})
 		if err != nil {
 			return fmt.Errorf("set namespace condition: %w", err)
 		}
@@ -229,7 +209,7 @@ func (s *Service) reportRemaining(ctx context.Context, ns engine.Object, waiting
 		return nil
 	}
 	ns.Body = body
-	_, err := s.Store.Update(ctx, ns)
+	_, err := s.service.Store.Update(ctx, ns)
 	return err
 }
 

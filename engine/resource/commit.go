@@ -1,0 +1,131 @@
+package resource
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// store is the pipeline's last step: it converts the object to the storage
+// version and writes it, unless the request is a dry run. The answer is
+// the written object with its new resourceVersion: it was converted from
+// the target's version once, and is not converted back.
+func (s *Service) store(ctx context.Context, w *Write) error {
+	var err error
+	switch w.Operation {
+	case CreateOperation:
+		err = s.storeCreate(ctx, w)
+	case UpdateOperation:
+		err = s.storeUpdate(ctx, w)
+	case DeleteOperation:
+		err = s.storeDelete(ctx, w)
+	}
+	if err == nil && !w.dryRun() {
+		w.strategy.AfterWrite(w)
+	}
+	return err
+}
+
+func (w *Write) dryRun() bool { return w.Options.DryRun || w.delete.DryRun }
+
+func (s *Service) storeCreate(ctx context.Context, w *Write) error {
+	w.result.object = w.Object
+	if w.Options.DryRun {
+		return nil
+	}
+	stored, err := toStorage(w.Target, w.Name, w.Object, 0, nil)
+	if err != nil {
+		return err
+	}
+	created, err := s.Store.Create(ctx, stored)
+	if err != nil {
+		return err
+	}
+	w.result.object, err = stamp(w.Object, created.ResourceVersion)
+	return err
+}
+
+// storeUpdate writes an update over the stored object, and deletes it when
+// its last finalizer went away while it was marked for deletion. An update
+// that changes nothing writes nothing and keeps the resourceVersion, as
+// kube-apiserver does.
+func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
+	w.result.object = w.Object
+	if w.Options.DryRun || sameJSON(w.Object, w.Old) {
+		return nil
+	}
+	stored, err := toStorage(w.Target, w.Name, w.Object, w.stored.ResourceVersion, w.oldHub)
+	if err != nil {
+		return err
+	}
+	updated, err := s.Store.Update(ctx, stored)
+	if err != nil {
+		return err
+	}
+	if !gjson.GetBytes(w.Object, "metadata.deletionTimestamp").Exists() || hasFinalizers(w.Object) ||
+		!w.strategy.Finalized(updated.Body) {
+		w.result.object, err = stamp(w.Object, updated.ResourceVersion)
+		return err
+	}
+	last, err := s.Store.Delete(ctx, updated.Key, updated.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	s.removed(last.Key)
+	w.result.object, err = fromStorage(w.Target, last)
+	return err
+}
+
+// storeDelete removes the stored object, or marks it for deletion while it
+// is pending (see Strategy.PrepareForDelete).
+func (s *Service) storeDelete(ctx context.Context, w *Write) error {
+	w.result.pending = w.pending
+	last := w.stored
+	var err error
+	if !w.delete.DryRun {
+		if last, err = s.commitDelete(ctx, w); err != nil {
+			return err
+		}
+	}
+	w.result.object, err = fromStorage(w.Target, last)
+	return err
+}
+
+// commitDelete deletes or marks w's stored object and returns its last state.
+func (s *Service) commitDelete(ctx context.Context, w *Write) (engine.Object, error) {
+	marked := gjson.GetBytes(w.stored.Body, "metadata.deletionTimestamp").Exists()
+	if !w.pending {
+		last, err := s.Store.Delete(ctx, w.stored.Key, w.stored.ResourceVersion)
+		if err == nil && marked {
+			s.removed(last.Key)
+		}
+		return last, err
+	}
+	if marked && string(w.Object) == string(w.stored.Body) {
+		return w.stored, nil // deleting it again answers it as it is
+	}
+	o := w.stored
+	o.Body = w.Object
+	if !marked {
+		body, err := sjson.SetBytes(o.Body, "metadata.deletionTimestamp", s.Now().UTC().Format("2006-01-02T15:04:05Z"))
+		if err != nil {
+			return engine.Object{}, fmt.Errorf("mark for deletion: %w", err)
+		}
+		o.Body = body
+	}
+	return s.Store.Update(ctx, o)
+}
+
+// stamp sets metadata.resourceVersion, as the store sets it in what it stores.
+func stamp(obj []byte, rv int64) ([]byte, error) {
+	out, err := sjson.SetBytes(obj, "metadata.resourceVersion", strconv.FormatInt(rv, 10))
+	if err != nil {
+		return nil, fmt.Errorf("set metadata.resourceVersion: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,141 @@
+package resource
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/meta"
+)
+
+// decodeBody keeps the last of duplicate keys in the body and reports the
+// others as fieldValidation asks. A patched object was encoded by the
+// server: it has none.
+func decodeBody(_ *Service, w *Write) error {
+	if w.patched {
+		return nil
+	}
+	body, warnings, err := duplicateFields(w.Target, w.Object, w.Options.FieldValidation)
+	w.Object = body
+	w.Warnings = append(w.Warnings, warnings...)
+	return err
+}
+
+func typeMeta(_ *Service, w *Write) error { return checkTypeMeta(w.Target, w.Object) }
+
+// createMeta reads the new object's metadata and fills what the server owns.
+func createMeta(s *Service, w *Write) error {
+	m, err := parseMeta(w.Target, w.Object)
+	if err != nil {
+		return err
+	}
+	if m.ResourceVersion != "" {
+		return engine.Errorf(engine.CodeBadRequest, "resourceVersion should not be set on objects to be created")
+	}
+	s.prepareCreateMeta(m)
+	w.Meta, w.Name = m, m.Name
+	return nil
+}
+
+// updateMeta checks that the body may replace the stored object (its name,
+// the resourceVersion it was read at, its uid) and carries over the
+// metadata only the server may change.
+func updateMeta(_ *Service, w *Write) error {
+	m, err := parseMeta(w.Target, w.Object)
+	if err != nil {
+		return err
+	}
+	if m.Name != w.Name {
+		return engine.Errorf(engine.CodeBadRequest, "the name of the object (%s) does not match the name on the URL (%s)", m.Name, w.Name)
+	}
+	if m.ResourceVersion == "" && w.strategy.AllowUnconditionalUpdate() {
+		m.ResourceVersion = strconv.FormatInt(w.stored.ResourceVersion, 10)
+	}
+	if w.rv, err = parseResourceVersion(w.Target, m); err != nil {
+		return err
+	}
+	if w.rv != w.stored.ResourceVersion {
+		return engine.NewConflict(w.Target.GroupResource(), m.Name, conflictReason)
+	}
+	if m.UID != "" && m.UID != w.OldMeta.UID {
+		return engine.NewConflict(w.Target.GroupResource(), m.Name,
+			fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", m.UID, w.OldMeta.UID))
+	}
+	keepServerMeta(m, w.OldMeta)
+	w.Meta = m
+	return nil
+}
+
+func preconditions(_ *Service, w *Write) error {
+	return checkPreconditions(w.Target, w.stored, w.delete)
+}
+
+// prepare runs the strategy's PrepareForCreate or PrepareForUpdate, then
+// sets the metadata into the object.
+func prepare(_ *Service, w *Write) error {
+	var err error
+	if w.Operation == CreateOperation {
+		err = w.strategy.PrepareForCreate(w)
+	} else {
+		err = w.strategy.PrepareForUpdate(w)
+	}
+	if err != nil {
+		return err
+	}
+	w.Object, err = meta.Set(w.Object, w.Meta)
+	return err
+}
+
+func prepareDelete(_ *Service, w *Write) (err error) {
+	w.pending, err = w.strategy.PrepareForDelete(w)
+	return err
+}
+
+// admitStage validates metadata, then prunes, defaults and validates
+// against the schema: problems of both in one 422.
+func admitStage(_ *Service, w *Write) error {
+	t := w.Target
+	var metaErrs []engine.FieldError
+	if w.Operation == CreateOperation {
+		metaErrs = meta.ValidateCreate(w.Meta, t.Resource.Namespaced, w.strategy.NameRule())
+	} else {
+		metaErrs = meta.ValidateUpdate(w.Meta, w.OldMeta, t.Resource.Namespaced, w.strategy.NameRule())
+	}
+	obj, warnings, err := admit(t, w.Name, w.Object, w.Old, metaErrs, w.Options)
+	if err != nil {
+		return err
+	}
+	w.Object = obj
+	w.Warnings = append(w.Warnings, warnings...)
+	return nil
+}
+
+func validateByStrategy(_ *Service, w *Write) error {
+	causes, warnings := w.strategy.Validate(w)
+	if len(causes) > 0 {
+		return w.invalid(causes)
+	}
+	w.Warnings = append(w.Warnings, warnings...)
+	return nil
+}
+
+// generation increments metadata.generation when anything but metadata
+// (and status, when it has its own subresource) changed.
+func generation(_ *Service, w *Write) error {
+	ignore := []string{"metadata"}
+	if w.Target.Version.Subresources.Status {
+		ignore = append(ignore, "status")
+	}
+	if sameJSON(w.Object, w.Old, ignore...) {
+		return nil
+	}
+	out, err := sjson.SetBytes(w.Object, "metadata.generation", gjson.GetBytes(w.Old, "metadata.generation").Int()+1)
+	if err != nil {
+		return fmt.Errorf("bump generation: %w", err)
+	}
+	w.Object = out
+	return nil
+}

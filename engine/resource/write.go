@@ -1,0 +1,82 @@
+package resource
+
+import (
+	"fmt"
+
+	"github.com/tidwall/sjson"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// Operation is what a write does to an object. Operations are bits, so that
+// a stage can name the ones it runs for.
+type Operation uint8
+
+// The operations of the write pipeline. An update is also what a patch, a
+// /status or a /finalize write does.
+const (
+	CreateOperation Operation = 1 << iota
+	UpdateOperation
+	DeleteOperation
+)
+
+// Write is one write as it passes through the pipeline's stages.
+type Write struct {
+	Target    Target
+	Operation Operation
+	Name      string
+	// Object is the object being written, in the target's version; Meta is
+	// its metadata, set into Object once the strategy has prepared it. On
+	// delete, Object is the stored body, in its storage version.
+	Object []byte
+	Meta   *metav1.ObjectMeta
+	// Old is the stored object in the target's version (nil on create),
+	// OldMeta its metadata.
+	Old     []byte
+	OldMeta *metav1.ObjectMeta
+	Options WriteOptions
+	// Warnings are sent with a write that succeeds.
+	Warnings []string
+
+	strategy Strategy
+	stored   engine.Object // the row Old was read from
+	oldHub   []byte        // Old in the hub version: what toStorage needs of it
+	patched  bool          // Object comes from a patch: decoded already
+	rv       int64         // the resourceVersion an update is based on
+	delete   DeleteOptions
+	pending  bool // delete: the object stays, marked, while finalizers remain
+	result   writeResult
+}
+
+// writeResult is what the store stage answers.
+type writeResult struct {
+	object  []byte // in the target's version
+	pending bool
+}
+
+// Drop removes field (a gjson path) from w.Object.
+func (w *Write) Drop(field string) error {
+	out, err := sjson.DeleteBytes(w.Object, field)
+	if err != nil {
+		return fmt.Errorf("drop %s: %w", field, err)
+	}
+	w.Object = out
+	return nil
+}
+
+// Keep sets field (a gjson path) of w.Object to its stored value, or
+// removes it when the stored object has none.
+func (w *Write) Keep(field string) error {
+	out, err := copyField(w.Object, w.Old, field)
+	if err != nil {
+		return err
+	}
+	w.Object = out
+	return nil
+}
+
+func (w *Write) invalid(causes []engine.FieldError) error {
+	t := w.Target
+	return engine.NewInvalid(t.Resource.Group, t.Resource.Kind, w.Name, causes)
+}
