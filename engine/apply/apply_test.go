@@ -1,0 +1,85 @@
+package apply
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+const widgetSchema = `{"type":"object","properties":{
+ "spec":{"type":"object","properties":{
+  "replicas":{"type":"integer"},"color":{"type":"string"},
+  "ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
+   "items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"port":{"type":"integer"}}}},
+  "tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
+  "args":{"type":"array","items":{"type":"string"}}}},
+ "status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}`
+
+func testKind() *Kind {
+	return NewKind(Spec{Group: "example.com", Kind: "Widget",
+		Versions: []Version{{Name: "v1", Schema: []byte(widgetSchema), Status: true}},
+		Convert:  func(obj []byte, _, _ string) ([]byte, error) { return obj, nil }})
+}
+
+func TestApplyConflictAndForce(t *testing.T) {
+	k := testKind()
+	a := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"ports":[{"name":"http","port":80}]}}`
+	obj, err := k.Apply("v1", "", nil, []byte(a), "alice", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf := gjson.GetBytes(obj, "metadata.managedFields")
+	if n := len(mf.Array()); n != 1 || mf.Get("0.manager").Str != "alice" || mf.Get("0.operation").Str != "Apply" {
+		t.Fatalf("managedFields = %s", mf.Raw)
+	}
+	if !mf.Get(`0.fieldsV1.f:spec.f:ports.k:{"name":"http"}`).Exists() {
+		t.Fatalf("list-map key missing: %s", mf.Raw)
+	}
+	b := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":2,"ports":[{"name":"https","port":443}]}}`
+	_, err = k.Apply("v1", "", obj, []byte(b), "bob", false)
+	e, ok := err.(*engine.Error)
+	if !ok || e.Code != engine.CodeConflict || len(e.Causes) != 1 || e.Causes[0].Path != ".spec.replicas" ||
+		!strings.Contains(e.Causes[0].Message, `"alice"`) {
+		t.Fatalf("err = %#v", err)
+	}
+	merged, err := k.Apply("v1", "", obj, []byte(b), "bob", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(merged, "spec.ports.#.name").Raw; got != `["http","https"]` {
+		t.Fatalf("ports = %s", got)
+	}
+	if gjson.GetBytes(merged, "spec.replicas").Int() != 2 {
+		t.Fatalf("replicas: %s", merged)
+	}
+}
+
+func TestUpdateRecordsChangedFields(t *testing.T) {
+	k := testKind()
+	created := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1}}`)
+	mf, err := k.Update("v1", "", nil, created, "creator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := gjson.ParseBytes(mf)
+	if r.Get("0.manager").Str != "creator" || r.Get("0.operation").Str != "Update" || !r.Get("0.fieldsV1.f:spec.f:replicas").Exists() {
+		t.Fatalf("managedFields = %s", mf)
+	}
+	live := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","managedFields":` + string(mf) + `},"spec":{"replicas":1}}`)
+	upd := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"color":"red"}}`)
+	mf2, err := k.Update("v1", "", live, upd, "painter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = gjson.ParseBytes(mf2)
+	if len(r.Array()) != 2 || r.Get("1.manager").Str != "painter" || !r.Get("1.fieldsV1.f:spec.f:color").Exists() {
+		t.Fatalf("managedFields = %s", mf2)
+	}
+	reset := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","managedFields":[]},"spec":{"replicas":1}}`)
+	if mf3, err := k.Update("v1", "", live, reset, "x"); err != nil || mf3 != nil {
+		t.Fatalf("reset: %s %v", mf3, err)
+	}
+}
