@@ -3,6 +3,7 @@ package apply
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -82,4 +83,57 @@ func TestUpdateRecordsChangedFields(t *testing.T) {
 	if mf3, err := k.Update("v1", "", live, reset, "x"); err != nil || mf3 != nil {
 		t.Fatalf("reset: %s %v", mf3, err)
 	}
+}
+
+// TestFastUpdateMatchesFieldManager: the shortcut for an update of fields
+// its manager alone owns gives what kube-apiserver's FieldManager gives.
+func TestFastUpdateMatchesFieldManager(t *testing.T) {
+	k := testKind()
+	fm, err := k.manager("v1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := func(replicas, color, extra string) []byte {
+		return []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","labels":{"a":"1"}},"spec":{"replicas":` +
+			replicas + `,"color":"` + color + `"` + extra + `}}`)
+	}
+	mfA, _ := k.Update("v1", "", nil, obj("1", "red", ""), "alice")
+	live := []byte(strings.Replace(string(obj("1", "red", "")), `"labels"`, `"managedFields":`+string(mfA)+`,"labels"`, 1))
+	mfB, _ := k.fullUpdate(fm, "v1", live, obj("1", "red", `,"tags":["x"]`), "bob")
+	live = []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"labels"`, `"managedFields":`+string(mfB)+`,"labels"`, 1))
+	tests := []struct {
+		name    string
+		obj     []byte
+		manager string
+		fast    bool
+	}{
+		{"owned scalar", obj("2", "red", `,"tags":["x"]`), "alice", true},
+		{"unchanged", obj("1", "red", `,"tags":["x"]`), "carol", true},
+		{"not owned", obj("2", "red", `,"tags":["x"]`), "bob", false},
+		{"added field", obj("2", "red", `,"tags":["x"],"args":["y"]`), "alice", false},
+		{"list changed", obj("1", "red", `,"tags":["z"]`), "bob", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fast, ok := fastUpdate("example.com/v1", "", live, tt.obj, tt.manager, time.Now())
+			if ok != tt.fast {
+				t.Fatalf("fast path taken: %v, want %v", ok, tt.fast)
+			}
+			full, err := k.fullUpdate(fm, "v1", live, tt.obj, tt.manager)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok && stripTimes(fast) != stripTimes(full) {
+				t.Fatalf("fast %s\nfull %s", fast, full)
+			}
+		})
+	}
+}
+
+func stripTimes(mf []byte) string {
+	var out []string
+	for _, e := range gjson.ParseBytes(mf).Array() {
+		out = append(out, e.Get("manager").Str+e.Get("operation").Str+e.Get("fieldsV1").Raw)
+	}
+	return strings.Join(out, ";")
 }

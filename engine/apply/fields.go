@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/dynapi/dynapi/engine"
 )
@@ -24,6 +26,17 @@ func (k *Kind) Update(version, subresource string, live, obj []byte, manager str
 	if err != nil {
 		return nil, err
 	}
+	if live != nil {
+		apiVersion := schema.GroupVersion{Group: k.spec.Group, Version: version}.String()
+		if mf, ok := fastUpdate(apiVersion, subresource, live, obj, manager, time.Now()); ok {
+			return mf, nil
+		}
+	}
+	return k.fullUpdate(fm, version, live, obj, manager)
+}
+
+// fullUpdate is Update through kube-apiserver's FieldManager.
+func (k *Kind) fullUpdate(fm *managedfields.FieldManager, version string, live, obj []byte, manager string) ([]byte, error) {
 	liveU, err := k.liveObject(version, live)
 	if err != nil {
 		return nil, err
