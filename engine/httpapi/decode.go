@@ -56,8 +56,25 @@ func readPatch(r *http.Request, t resource.Target) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	if mediaType == resource.ApplyPatch {
+		body, err = applyPatchJSON(body)
+		return mediaType, body, err
+	}
 	body, err = compactJSON(body)
 	return mediaType, body, err
+}
+
+// applyPatchJSON turns an apply patch (YAML, or JSON which is YAML) into
+// a JSON object. Errors: BadRequest.
+func applyPatchJSON(body []byte) ([]byte, error) {
+	out, err := yaml.YAMLToJSON(body)
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeBadRequest, "error decoding YAML: %v", err)
+	}
+	if trimmed := bytes.TrimSpace(out); len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, engine.Errorf(engine.CodeBadRequest, "the apply patch must be an object")
+	}
+	return compactJSON(out)
 }
 
 func contentType(r *http.Request) string {

@@ -95,21 +95,25 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request) {
 	f, err := negotiateWrite(r)
-	var opts resource.WriteOptions
-	if err == nil {
-		opts, err = writeOptions(r)
-	}
 	var patchType string
 	var patch []byte
 	if err == nil {
 		patchType, patch, err = readPatch(r, req.target)
+	}
+	var opts resource.WriteOptions
+	if err == nil {
+		opts, err = writeOptions(r, patchType)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	res, err := s.service.Patch(r.Context(), req.target, req.name, patchType, patch, opts)
-	s.writeResult(w, r, f, http.StatusOK, res, err)
+	code := http.StatusOK
+	if res.Created {
+		code = http.StatusCreated
+	}
+	s.writeResult(w, r, f, code, res, err)
 }
 
 // readWrite reads what a create or an update needs before it writes: the
@@ -118,7 +122,7 @@ func readWrite(r *http.Request) (format, []byte, resource.WriteOptions, error) {
 	f, err := negotiateWrite(r)
 	var opts resource.WriteOptions
 	if err == nil {
-		opts, err = writeOptions(r)
+		opts, err = writeOptions(r, "")
 	}
 	var body []byte
 	if err == nil {

@@ -12,8 +12,9 @@ import (
 	"github.com/dynapi/dynapi/engine/selector"
 )
 
-// writeOptions reads dryRun and fieldValidation. Errors: BadRequest.
-func writeOptions(r *http.Request) (resource.WriteOptions, error) {
+// writeOptions reads dryRun, fieldValidation, fieldManager and force of a
+// create, update or patch (of patchType). Errors: BadRequest, Invalid.
+func writeOptions(r *http.Request, patchType string) (resource.WriteOptions, error) {
 	q := r.URL.Query()
 	dryRun, err := parseDryRun(q["dryRun"])
 	if err != nil {
@@ -28,7 +29,11 @@ func writeOptions(r *http.Request) (resource.WriteOptions, error) {
 		return resource.WriteOptions{}, engine.Errorf(engine.CodeBadRequest,
 			"fieldValidation must be one of Ignore, Warn, Strict: %q", fv)
 	}
-	return resource.WriteOptions{DryRun: dryRun, FieldValidation: fv}, nil
+	opts := resource.WriteOptions{DryRun: dryRun, FieldValidation: fv}
+	if err := managerOptions(r, patchType, &opts); err != nil {
+		return resource.WriteOptions{}, err
+	}
+	return opts, nil
 }
 
 func parseDryRun(values []string) (bool, error) {

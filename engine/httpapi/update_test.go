@@ -111,7 +111,7 @@ func TestPatch(t *testing.T) {
 		{"json patch test fails", "application/json-patch+json", `[{"op":"test","path":"/spec/size","value":99}]`, 422, "reason", "Invalid"},
 		{"schema still applies", "application/merge-patch+json", `{"spec":{"size":"big"}}`, 422, "details.causes.0.field", "spec.size"},
 		{"strategic merge is refused", "application/strategic-merge-patch+json", `{"spec":{"size":2}}`, 415, "message",
-			"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json"},
+			"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"},
 		{"malformed patch", "application/merge-patch+json", `{"spec":`, 400, "reason", "BadRequest"},
 		{"stale resourceVersion in the patch", "application/merge-patch+json", `{"metadata":{"resourceVersion":"1"}}`, 409, "reason", "Conflict"},
 	}
@@ -144,8 +144,13 @@ func TestNamespaceStrategicMergePatch(t *testing.T) {
 	jsonEqual(t, []byte(r.get("metadata.finalizers").Raw), `["x.io/two","x.io/one"]`)
 	bad := s.do(http.MethodPatch, "/api/v1/namespaces/smp", smp, `{"metadata":{"labels":{"$patch":"bogus"}}}`)
 	wantStatus(t, bad, http.StatusBadRequest, "BadRequest")
-	apply := s.do(http.MethodPatch, "/api/v1/namespaces/smp", "application/apply-patch+yaml", `{}`)
-	if apply.code != http.StatusUnsupportedMediaType || !strings.HasSuffix(apply.get("message").String(), ", application/strategic-merge-patch+json") {
+	apply := s.do(http.MethodPatch, "/api/v1/namespaces/smp?fieldManager=ops", "application/apply-patch+yaml",
+		"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: smp\n  labels:\n    d: \"4\"\n")
+	if apply.code != http.StatusOK || apply.get("metadata.labels.d").String() != "4" || apply.get("metadata.labels.b").String() != "2" {
 		t.Errorf("apply patch: %d %s", apply.code, apply)
+	}
+	cbor := s.do(http.MethodPatch, "/api/v1/namespaces/smp", "application/apply-patch+cbor", "\xa0")
+	if cbor.code != http.StatusUnsupportedMediaType || !strings.HasSuffix(cbor.get("message").String(), ", application/apply-patch+yaml") {
+		t.Errorf("cbor apply patch: %d %s", cbor.code, cbor)
 	}
 }

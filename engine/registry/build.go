@@ -9,6 +9,7 @@ import (
 	// Kubernetes' own version priority order, as discovery uses it.
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/dynapi/dynapi/engine/apply"
 	"github.com/dynapi/dynapi/engine/schema"
 )
 
@@ -43,7 +44,24 @@ func build(n *native, file string) (*Resource, []string) {
 	}
 	sortVersions(r.Versions)
 	r.Unenforced = n.unenforced()
+	r.Fields = apply.NewKind(fieldsSpec(r))
 	return r, nil
+}
+
+// fieldsSpec describes r for managedFields. Conversion is read when a
+// conversion is needed: the rules are bound to r after build.
+func fieldsSpec(r *Resource) apply.Spec {
+	s := apply.Spec{Group: r.Group, Kind: r.Kind, Convert: func(obj []byte, from, to string) ([]byte, error) {
+		return r.Conversion.Convert(obj, from, to)
+	}}
+	for _, v := range r.Versions {
+		av := apply.Version{Name: v.Name, Status: v.Subresources.Status}
+		if v.Schema != nil {
+			av.Schema = v.Schema.Raw()
+		}
+		s.Versions = append(s.Versions, av)
+	}
+	return s
 }
 
 // unenforced lists what n declares that dynapi does not do yet.

@@ -136,6 +136,7 @@ status:
 		Plural: "crontabs", Singular: "crontab", ShortNames: []string{"ct"}, Categories: []string{"all", "batch"},
 		Namespaced: false, StorageVersion: "v1", File: "crontab.yaml",
 		Unenforced: []string{`version "v1": the scale subresource is not served`},
+		Fields:     r.Fields,
 		Versions: []*Version{
 			{Name: "v1", Served: true, Storage: true, Schema: r.Versions[0].Schema,
 				PrinterColumns: []PrinterColumn{

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/apply"
 	"github.com/dynapi/dynapi/engine/convert"
 	"github.com/dynapi/dynapi/engine/schema"
 )
@@ -37,6 +38,9 @@ type Resource struct {
 	// webhook), so that it is logged and answered as a warning rather than
 	// ignored in silence.
 	Unenforced []string
+	// Fields tracks managedFields and merges server-side apply patches of
+	// the kind; its type information is built on the first write.
+	Fields *apply.Kind
 
 	rulesJSON []byte // the rules document, to tell a change of rules (see SchemaChanges)
 }

@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,10 +34,14 @@ var goTypes = map[engine.GroupResource]any{engine.Namespaces: corev1.Namespace{}
 // PatchTypes are the patch types t accepts, as the 415 of another lists
 // them.
 func PatchTypes(t Target) []string {
+	types := []string{JSONPatch, MergePatch}
 	if _, ok := goTypes[t.GroupResource()]; ok {
-		return []string{JSONPatch, MergePatch, StrategicMergePatch}
+		types = append(types, StrategicMergePatch)
 	}
-	return []string{JSONPatch, MergePatch}
+	if t.Resource.Fields != nil {
+		types = append(types, ApplyPatch)
+	}
+	return types
 }
 
 // Patch applies a merge patch or JSON patch to the object name (or to the
@@ -47,13 +52,18 @@ func PatchTypes(t Target) []string {
 func (s *Service) Patch(ctx context.Context, t Target, name, patchType string, patch []byte, opts WriteOptions) (Result, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := s.patchOnce(ctx, t, name, patchType, patch, opts)
-		if engine.ErrorCode(err) != engine.CodeConflict || attempt >= maxConflictRetries {
+		// An apply conflict between managers (it has causes) stays one.
+		var e *engine.Error
+		if engine.ErrorCode(err) != engine.CodeConflict || attempt >= maxConflictRetries || errors.As(err, &e) && len(e.Causes) > 0 {
 			return res, err
 		}
 	}
 }
 
 func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType string, patch []byte, opts WriteOptions) (Result, error) {
+	if patchType == ApplyPatch && t.Resource.Fields != nil {
+		return s.applyOnce(ctx, t, name, patch, opts)
+	}
 	w, err := s.loadForUpdate(ctx, t, name, opts)
 	if err != nil {
 		return Result{}, err

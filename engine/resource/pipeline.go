@@ -26,6 +26,7 @@ var stages = []stage{
 	{"strategy", writes, prepare},
 	{"strategy", DeleteOperation, prepareDelete},
 	{"admit", writes, admitStage}, // prune, default, validate with ratcheting
+	{"managedFields", writes, managedFields},
 	{"strategyValidation", writes, validateByStrategy},
 	{"generation", UpdateOperation, generation},
 }

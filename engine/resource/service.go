@@ -85,6 +85,11 @@ type WriteOptions struct {
 	// FieldValidation is "Strict", "Warn" (the default) or "Ignore": what an
 	// unknown field in the request earns.
 	FieldValidation string
+	// FieldManager is the manager managedFields record the write under:
+	// the fieldManager parameter, or what the client's User-Agent names.
+	FieldManager string
+	// Force takes over fields other managers own (apply only).
+	Force bool
 }
 
 // Result is a written or read object in the requested version, with the
@@ -92,4 +97,6 @@ type WriteOptions struct {
 type Result struct {
 	Object   []byte
 	Warnings []string
+	// Created says that a patch (server-side apply) created the object.
+	Created bool
 }

@@ -28,6 +28,7 @@ func typeMeta(_ *Service, w *Write) error { return checkTypeMeta(w.Target, w.Obj
 
 // createMeta reads the new object's metadata and fills what the server owns.
 func createMeta(s *Service, w *Write) error {
+	w.sentFields = sentManagedFields(w.Object)
 	m, err := parseMeta(w.Target, w.Object)
 	if err != nil {
 		return err
@@ -44,6 +45,7 @@ func createMeta(s *Service, w *Write) error {
 // the resourceVersion it was read at, its uid) and carries over the
 // metadata only the server may change.
 func updateMeta(_ *Service, w *Write) error {
+	w.sentFields = sentManagedFields(w.Object)
 	m, err := parseMeta(w.Target, w.Object)
 	if err != nil {
 		return err

@@ -47,6 +47,13 @@ type Write struct {
 	delete   DeleteOptions
 	pending  bool // delete: the object stays, marked, while finalizers remain
 	result   writeResult
+	// sentFields is metadata.managedFields as the client sent it (nil when
+	// absent): an empty list clears them.
+	sentFields []byte
+	// applied says Object is the merge of an apply patch, with managed
+	// the managedFields the apply computed.
+	applied bool
+	managed []byte
 }
 
 // writeResult is what the store stage answers.

@@ -1,0 +1,139 @@
+package apply
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+const widgetSchema = `{"type":"object","properties":{
+ "spec":{"type":"object","properties":{
+  "replicas":{"type":"integer"},"color":{"type":"string"},
+  "ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
+   "items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"port":{"type":"integer"}}}},
+  "tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
+  "args":{"type":"array","items":{"type":"string"}}}},
+ "status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}`
+
+func testKind() *Kind {
+	return NewKind(Spec{Group: "example.com", Kind: "Widget",
+		Versions: []Version{{Name: "v1", Schema: []byte(widgetSchema), Status: true}},
+		Convert:  func(obj []byte, _, _ string) ([]byte, error) { return obj, nil }})
+}
+
+func TestApplyConflictAndForce(t *testing.T) {
+	k := testKind()
+	a := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"ports":[{"name":"http","port":80}]}}`
+	obj, err := k.Apply("v1", "", nil, []byte(a), "alice", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf := gjson.GetBytes(obj, "metadata.managedFields")
+	if n := len(mf.Array()); n != 1 || mf.Get("0.manager").Str != "alice" || mf.Get("0.operation").Str != "Apply" {
+		t.Fatalf("managedFields = %s", mf.Raw)
+	}
+	if !mf.Get(`0.fieldsV1.f:spec.f:ports.k:{"name":"http"}`).Exists() {
+		t.Fatalf("list-map key missing: %s", mf.Raw)
+	}
+	b := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":2,"ports":[{"name":"https","port":443}]}}`
+	_, err = k.Apply("v1", "", obj, []byte(b), "bob", false)
+	e, ok := err.(*engine.Error)
+	if !ok || e.Code != engine.CodeConflict || len(e.Causes) != 1 || e.Causes[0].Path != ".spec.replicas" ||
+		!strings.Contains(e.Causes[0].Message, `"alice"`) {
+		t.Fatalf("err = %#v", err)
+	}
+	merged, err := k.Apply("v1", "", obj, []byte(b), "bob", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(merged, "spec.ports.#.name").Raw; got != `["http","https"]` {
+		t.Fatalf("ports = %s", got)
+	}
+	if gjson.GetBytes(merged, "spec.replicas").Int() != 2 {
+		t.Fatalf("replicas: %s", merged)
+	}
+}
+
+func TestUpdateRecordsChangedFields(t *testing.T) {
+	k := testKind()
+	created := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1}}`)
+	mf, err := k.Update("v1", "", nil, created, "creator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := gjson.ParseBytes(mf)
+	if r.Get("0.manager").Str != "creator" || r.Get("0.operation").Str != "Update" || !r.Get("0.fieldsV1.f:spec.f:replicas").Exists() {
+		t.Fatalf("managedFields = %s", mf)
+	}
+	live := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","managedFields":` + string(mf) + `},"spec":{"replicas":1}}`)
+	upd := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"color":"red"}}`)
+	mf2, err := k.Update("v1", "", live, upd, "painter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = gjson.ParseBytes(mf2)
+	if len(r.Array()) != 2 || r.Get("1.manager").Str != "painter" || !r.Get("1.fieldsV1.f:spec.f:color").Exists() {
+		t.Fatalf("managedFields = %s", mf2)
+	}
+	reset := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","managedFields":[]},"spec":{"replicas":1}}`)
+	if mf3, err := k.Update("v1", "", live, reset, "x"); err != nil || mf3 != nil {
+		t.Fatalf("reset: %s %v", mf3, err)
+	}
+}
+
+// TestFastUpdateMatchesFieldManager: the shortcut for an update of fields
+// its manager alone owns gives what kube-apiserver's FieldManager gives.
+func TestFastUpdateMatchesFieldManager(t *testing.T) {
+	k := testKind()
+	fm, err := k.manager("v1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := func(replicas, color, extra string) []byte {
+		return []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","labels":{"a":"1"}},"spec":{"replicas":` +
+			replicas + `,"color":"` + color + `"` + extra + `}}`)
+	}
+	mfA, _ := k.Update("v1", "", nil, obj("1", "red", ""), "alice")
+	live := []byte(strings.Replace(string(obj("1", "red", "")), `"labels"`, `"managedFields":`+string(mfA)+`,"labels"`, 1))
+	mfB, _ := k.fullUpdate(fm, "v1", live, obj("1", "red", `,"tags":["x"]`), "bob")
+	live = []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"labels"`, `"managedFields":`+string(mfB)+`,"labels"`, 1))
+	tests := []struct {
+		name    string
+		obj     []byte
+		manager string
+		fast    bool
+	}{
+		{"owned scalar", obj("2", "red", `,"tags":["x"]`), "alice", true},
+		{"unchanged", obj("1", "red", `,"tags":["x"]`), "carol", true},
+		{"not owned", obj("2", "red", `,"tags":["x"]`), "bob", false},
+		{"added field", obj("2", "red", `,"tags":["x"],"args":["y"]`), "alice", false},
+		{"list changed", obj("1", "red", `,"tags":["z"]`), "bob", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fast, ok := fastUpdate("example.com/v1", "", live, tt.obj, tt.manager, time.Now())
+			if ok != tt.fast {
+				t.Fatalf("fast path taken: %v, want %v", ok, tt.fast)
+			}
+			full, err := k.fullUpdate(fm, "v1", live, tt.obj, tt.manager)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok && stripTimes(fast) != stripTimes(full) {
+				t.Fatalf("fast %s\nfull %s", fast, full)
+			}
+		})
+	}
+}
+
+func stripTimes(mf []byte) string {
+	var out []string
+	for _, e := range gjson.ParseBytes(mf).Array() {
+		out = append(out, e.Get("manager").Str+e.Get("operation").Str+e.Get("fieldsV1").Raw)
+	}
+	return strings.Join(out, ";")
+}
