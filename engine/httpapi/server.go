@@ -46,8 +46,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 
 // routes registers every route once; which resources exist is decided per
 // request against the snapshot, so a reload never touches the router.
+//
+// Every path goes through one chain, as in kube-apiserver: a panic becomes
+// a 500; a query that does not parse is refused before anything reads it;
+// the request's attributes (requestInfo) are resolved once. Authentication,
+// authorization, audit and limits go after withRequestInfo.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, refuseBadQueries)
+	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo)
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
 	s.router.Get("/readyz", s.handleHealth("readyz", ping, healthCheck{"storage", s.ready}))
