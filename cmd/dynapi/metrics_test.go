@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestMetricsAndProfiling: Main's one registry carries the Go runtime's
-// and the definitions' metrics at /metrics; the profiler is served only
-// with --profiling.
+// TestMetricsAndProfiling: Main's one registry carries the Go runtime's,
+// the storage's and the request metrics at /metrics; the profiler is
+// served only with --profiling.
 func TestMetricsAndProfiling(t *testing.T) {
 	url, _ := startPostgres(t)
 	tests := []struct {
@@ -17,7 +17,8 @@ func TestMetricsAndProfiling(t *testing.T) {
 		code      int
 		body      []string // substrings of the answer
 	}{
-		{false, "/metrics", http.StatusOK, []string{"go_goroutines", "dynapi_definitions_loaded"}},
+		{false, "/metrics", http.StatusOK, []string{"go_goroutines", "dynapi_definitions_loaded",
+			`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/readyz",verb="GET",version=""} 1`}},
 		{false, "/debug/pprof/cmdline", http.StatusNotFound, []string{`"reason":"NotFound"`}},
 		{true, "/debug/pprof/cmdline", http.StatusOK, []string{"-test."}},
 		{true, "/debug/pprof/", http.StatusOK, []string{"goroutine"}},

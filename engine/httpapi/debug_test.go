@@ -20,7 +20,7 @@ func TestProfiling(t *testing.T) {
 	}{
 		{false, "/debug/pprof/", http.StatusNotFound, `"reason":"NotFound"`},
 		{false, "/debug/pprof/cmdline", http.StatusNotFound, `"reason":"NotFound"`},
-		{false, "/metrics", http.StatusOK, ""},
+		{false, "/metrics", http.StatusOK, "apiserver_current_inflight_requests"},
 		{true, "/debug/pprof/", http.StatusOK, "goroutine"},
 		{true, "/debug/pprof/cmdline", http.StatusOK, "-test."},
 		{true, "/debug/pprof/goroutine?debug=1", http.StatusOK, "goroutine profile"},

@@ -34,6 +34,7 @@ func (s *Server) resourceHandler(named bool) http.HandlerFunc {
 			s.writeError(w, r, errNotFoundPath)
 			return
 		}
+		info.served = true
 		s.dispatch(w, r, req)
 	}
 }

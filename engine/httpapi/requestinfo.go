@@ -47,6 +47,10 @@ type requestInfo struct {
 	// /api/v1/namespaces/a/namespaces/a (a cluster-scoped resource asked
 	// for inside a namespace, which no route serves).
 	inNamespace bool
+	// served is set by the handler once the resource resolved against the
+	// registry snapshot: only then are the names of the path bounded
+	// enough to become metric labels.
+	served bool
 	// buf holds the path segments of a path of up to 8 of them (the
 	// longest served: apis/{group}/{version}/namespaces/{ns}/{resource}/{name}/status),
 	// so that they take no allocation of their own.

@@ -32,8 +32,10 @@ type Options struct {
 	Ready func(context.Context) error
 	// Logger logs what a client is not told; nil discards it.
 	Logger *slog.Logger
-	// Metrics is the registry /metrics serves: the process's, shared with
-	// the storage's metrics. Nil gives the Server a registry of its own.
+	// Metrics is the registry the request metrics are registered on and
+	// /metrics serves: the process's, shared with the storage's metrics.
+	// Nil gives the Server a registry of its own. A registry takes the
+	// metrics of one Server.
 	Metrics *prometheus.Registry
 	// Profiling serves Go's profiler under /debug/pprof/, as
 	// kube-apiserver's --profiling does.
@@ -49,6 +51,7 @@ type Server struct {
 	router    chi.Router
 	openapi   openapiCache
 	registry  *prometheus.Registry
+	metrics   *requestMetrics
 	profiling bool
 }
 
@@ -65,6 +68,7 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	if s.registry == nil {
 		s.registry = prometheus.NewRegistry()
 	}
+	s.metrics = newRequestMetrics(s.registry)
 	s.routes()
 	return s
 }
@@ -77,10 +81,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 //
 // Every path goes through one chain, as in kube-apiserver: a panic becomes
 // a 500; a query that does not parse is refused before anything reads it;
-// the request's attributes (requestInfo) are resolved once. Authentication,
-// authorization, audit and limits go after withRequestInfo.
+// the request's attributes (requestInfo) are resolved once; the request
+// is counted and timed. Authentication, authorization, audit and limits
+// go after instrument, so that what they refuse is counted too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo)
+	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
