@@ -74,8 +74,9 @@ func (m *Main) Run(ctx context.Context) error {
 	m.stopNSs = runUntilStopped(ctx, func(ctx context.Context) {
 		namespaces.Run(ctx, namespaceRecheck, m.Logger)
 	})
-	api := httpapi.New(service, m.reloader, m.store.Ping, m.Logger)
-	return m.serve(withDebug(api, m.metrics, m.Config.Profiling))
+	return m.serve(httpapi.New(service, m.reloader, httpapi.Options{
+		Ready: m.store.Ping, Logger: m.Logger, Metrics: m.metrics, Profiling: m.Config.Profiling,
+	}))
 }
 
 // Addr is the address the server listens on (useful with port 0).

@@ -62,7 +62,7 @@ func startProcessWith(t *testing.T, dbURL string, files fs.FS) *process {
 		defer close(done)
 		c.Run(ctx)
 	}()
-	srv := httptest.NewServer(httpapi.New(service, defs, store.Ping, logger))
+	srv := httptest.NewServer(httpapi.New(service, defs, httpapi.Options{Ready: store.Ping, Logger: logger}))
 	t.Cleanup(func() {
 		srv.Close()
 		cancel()

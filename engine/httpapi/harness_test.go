@@ -33,13 +33,25 @@ type testServer struct {
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
+	return newTestServerOptions(t, httpapi.Options{})
+}
+
+// newTestServerOptions is newTestServer built with opts; the harness sets
+// their Ready and Logger.
+func newTestServerOptions(t *testing.T, opts httpapi.Options) *testServer {
+	t.Helper()
 	var snapshots atomic.Pointer[registry.Snapshot]
-	return newTestServerWith(t, &snapshots, snapshots.Store)
+	return startTestServer(t, &snapshots, snapshots.Store, opts)
 }
 
 // newTestServerWith is newTestServer serving the snapshots of snapshots,
 // which it starts with the shipped schemas through store.
 func newTestServerWith(t *testing.T, snapshots httpapi.Snapshots, store func(*registry.Snapshot)) *testServer {
+	t.Helper()
+	return startTestServer(t, snapshots, store, httpapi.Options{})
+}
+
+func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*registry.Snapshot), opts httpapi.Options) *testServer {
 	t.Helper()
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, pgtest.Open(t))
@@ -65,7 +77,8 @@ func newTestServerWith(t *testing.T, snapshots httpapi.Snapshots, store func(*re
 		namespaces.Run(finalizing, time.Minute, logger)
 	}()
 	t.Cleanup(func() { stop(); <-done })
-	srv := httptest.NewServer(httpapi.New(service, snapshots, db.Ping, logger))
+	opts.Ready, opts.Logger = db.Ping, logger
+	srv := httptest.NewServer(httpapi.New(service, snapshots, opts))
 	t.Cleanup(srv.Close)
 	return &testServer{t: t, url: srv.URL, store: db}
 }

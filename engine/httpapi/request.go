@@ -18,75 +18,64 @@ type request struct {
 	subresource string
 }
 
-// namespaceSubresources are the subresources of a namespace itself, which
-// kube-apiserver tells apart from a resource inside the namespace.
-var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
-
 // resourceHandler serves one group version: its discovery document at the
-// root, resource paths below it.
+// root, resource paths below it. Below the root, what is served is what
+// the request's attributes name (requestInfo), so that every stage of the
+// chain sees the resource the handler serves.
 func (s *Server) resourceHandler(named bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		group, version := "", chi.URLParam(r, "version")
-		if named {
-			group = chi.URLParam(r, "group")
-		}
 		snap := s.snapshots.Load()
-		parts := splitPath(chi.URLParam(r, "*"))
-		if len(parts) == 0 {
-			if r.Method != http.MethodGet {
-				s.writeError(w, r, errMethodNotAllowed(r))
-				return
-			}
-			s.writeResourceList(w, r, snap, group, version)
+		if strings.Trim(chi.URLParam(r, "*"), "/") == "" {
+			s.serveGroupVersion(w, r, snap, named)
 			return
 		}
-		req, ok := resolve(snap, group, version, parts)
+		info := requestInfoFrom(r)
+		req, ok := resolve(snap, info)
 		if !ok {
 			s.writeError(w, r, errNotFoundPath)
 			return
 		}
+		info.served = true
 		s.dispatch(w, r, req)
 	}
 }
 
-// resolve parses the path below a group version the way kube-apiserver's
-// RequestInfoFactory does: [namespaces/{ns}/]{resource}[/{name}[/{subresource}]].
-func resolve(snap *registry.Snapshot, group, version string, parts []string) (request, bool) {
+// serveGroupVersion serves the discovery document of /api/{version} or
+// /apis/{group}/{version}.
+func (s *Server) serveGroupVersion(w http.ResponseWriter, r *http.Request, snap *registry.Snapshot, named bool) {
+	if r.Method != http.MethodGet {
+		s.writeError(w, r, errMethodNotAllowed(r))
+		return
+	}
+	group, version := "", chi.URLParam(r, "version")
+	if named {
+		group = chi.URLParam(r, "group")
+	}
+	s.writeResourceList(w, r, snap, group, version)
+}
+
+// resolve finds the resource a request names in the snapshot:
+// [namespaces/{ns}/]{resource}[/{name}[/{subresource}]] below a group
+// version, with the path read once by parseRequestInfo.
+func resolve(snap *registry.Snapshot, info *requestInfo) (request, bool) {
+	if !info.IsResourceRequest || len(info.Parts) > 3 {
+		return request{}, false
+	}
+	res, ver, ok := snap.Lookup(info.APIGroup, info.APIVersion, info.Resource)
+	if !ok || (info.inNamespace && !res.Namespaced) {
+		return request{}, false
+	}
 	namespace := ""
-	if len(parts) >= 3 && parts[0] == "namespaces" && !(len(parts) == 3 && namespaceSubresources[parts[2]]) {
-		namespace, parts = parts[1], parts[2:]
-	}
-	if len(parts) > 3 {
-		return request{}, false
-	}
-	res, ver, ok := snap.Lookup(group, version, parts[0])
-	if !ok || (namespace != "" && !res.Namespaced) {
-		return request{}, false
-	}
-	req := request{target: resource.Target{Resource: res, Version: ver, Namespace: namespace}}
-	if len(parts) > 1 {
-		req.name = parts[1]
-	}
-	if len(parts) > 2 {
-		req.subresource = parts[2]
-		req.target.Subresource = parts[2]
+	if info.inNamespace {
+		namespace = info.Namespace
 	}
 	// A namespaced object is only addressed inside its namespace; the
 	// namespace-less path of a namespaced resource is a list across namespaces.
-	if res.Namespaced && namespace == "" && req.name != "" {
+	if res.Namespaced && namespace == "" && info.Name != "" {
 		return request{}, false
 	}
-	return req, true
-}
-
-func splitPath(p string) []string {
-	var parts []string
-	for _, s := range strings.Split(p, "/") {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
-	return parts
+	return request{target: resource.Target{Resource: res, Version: ver, Namespace: namespace, Subresource: info.Subresource},
+		name: info.Name, subresource: info.Subresource}, true
 }
 
 // dispatch picks the handler for the verb. Every answer about a deprecated

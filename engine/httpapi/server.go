@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
@@ -24,6 +25,23 @@ type Snapshots interface {
 	Load() *registry.Snapshot
 }
 
+// Options are what a Server needs besides the pipeline and the snapshots.
+type Options struct {
+	// Ready reports whether the storage is reachable, for /readyz; nil
+	// reports it always reachable.
+	Ready func(context.Context) error
+	// Logger logs what a client is not told; nil discards it.
+	Logger *slog.Logger
+	// Metrics is the registry the request metrics are registered on and
+	// /metrics serves: the process's, shared with the storage's metrics.
+	// Nil gives the Server a registry of its own. A registry takes the
+	// metrics of one Server.
+	Metrics *prometheus.Registry
+	// Profiling serves Go's profiler under /debug/pprof/, as
+	// kube-apiserver's --profiling does.
+	Profiling bool
+}
+
 // Server is the HTTP API. Build it with New.
 type Server struct {
 	service   *resource.Service
@@ -32,11 +50,25 @@ type Server struct {
 	logger    *slog.Logger
 	router    chi.Router
 	openapi   openapiCache
+	registry  *prometheus.Registry
+	metrics   *requestMetrics
+	profiling bool
 }
 
-// New returns a Server. ready reports whether the storage is reachable, for /readyz.
-func New(service *resource.Service, snapshots Snapshots, ready func(context.Context) error, logger *slog.Logger) *Server {
-	s := &Server{service: service, snapshots: snapshots, ready: ready, logger: logger, router: chi.NewRouter()}
+// New returns a Server.
+func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
+	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, logger: opts.Logger,
+		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling}
+	if s.ready == nil {
+		s.ready = func(context.Context) error { return nil }
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.registry == nil {
+		s.registry = prometheus.NewRegistry()
+	}
+	s.metrics = newRequestMetrics(s.registry)
 	s.routes()
 	return s
 }
@@ -46,8 +78,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 
 // routes registers every route once; which resources exist is decided per
 // request against the snapshot, so a reload never touches the router.
+//
+// Every path goes through one chain, as in kube-apiserver: a panic becomes
+// a 500; a query that does not parse is refused before anything reads it;
+// the request's attributes (requestInfo) are resolved once; the request
+// is counted and timed. Authentication, authorization, audit and limits
+// go after instrument, so that what they refuse is counted too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, refuseBadQueries)
+	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument)
+	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
 	s.router.Get("/readyz", s.handleHealth("readyz", ping, healthCheck{"storage", s.ready}))

@@ -56,6 +56,9 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		s.writeError(w, r, errNotFoundPath)
 		return
 	}
+	// Counted from here, once established, so that only watches of served
+	// resources make gauges, as kube-apiserver's RecordLongRunning.
+	defer s.metrics.watching(r).Dec()
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", f.contentType())
 	w.Header().Set("Cache-Control", "no-cache, private")

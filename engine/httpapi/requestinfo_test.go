@@ -1,0 +1,93 @@
+package httpapi
+
+import (
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// TestParseRequestInfo: the attributes of a request, as kube-apiserver's
+// RequestInfoFactory reads them, from the method, path and query alone.
+func TestParseRequestInfo(t *testing.T) {
+	t.Parallel()
+	const w = "/apis/shop.example.com/v1"
+	tests := []struct {
+		method, target string
+		want           requestInfo
+	}{
+		{"GET", "/healthz", requestInfo{Path: "/healthz", Verb: "get"}},
+		{"POST", "/metrics", requestInfo{Path: "/metrics", Verb: "post"}},
+		{"GET", "/api", requestInfo{Path: "/api", Verb: "get"}},
+		{"GET", "/api/v1", requestInfo{Path: "/api/v1", Verb: "get"}},
+		{"GET", "/apis/shop.example.com", requestInfo{Path: "/apis/shop.example.com", Verb: "get"}},
+		{"GET", w, requestInfo{Path: w, Verb: "get"}},
+		{"GET", "/openapi/v3/apis/shop.example.com/v1", requestInfo{Path: "/openapi/v3/apis/shop.example.com/v1", Verb: "get"}},
+		{"GET", w + "/widgets", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch=true", res(w+"/widgets", "watch", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch=1&limit=5", res(w+"/widgets", "watch", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch=false", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch=0", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?allowWatchBookmarks=true", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/namespaces/default/widgets", inNS(res(w+"/namespaces/default/widgets", "list", "shop.example.com", "default", "widgets", "", ""))},
+		{"HEAD", w + "/namespaces/default/widgets", inNS(res(w+"/namespaces/default/widgets", "list", "shop.example.com", "default", "widgets", "", ""))},
+		{"POST", w + "/namespaces/default/widgets", inNS(res(w+"/namespaces/default/widgets", "create", "shop.example.com", "default", "widgets", "", ""))},
+		{"DELETE", w + "/namespaces/default/widgets", inNS(res(w+"/namespaces/default/widgets", "deletecollection", "shop.example.com", "default", "widgets", "", ""))},
+		{"GET", w + "/namespaces/default/widgets/a", inNS(res(w+"/namespaces/default/widgets/a", "get", "shop.example.com", "default", "widgets", "a", ""))},
+		{"GET", w + "/namespaces/default/widgets/a?watch=true", inNS(res(w+"/namespaces/default/widgets/a", "get", "shop.example.com", "default", "widgets", "a", ""))},
+		{"PUT", w + "/namespaces/default/widgets/a", inNS(res(w+"/namespaces/default/widgets/a", "update", "shop.example.com", "default", "widgets", "a", ""))},
+		{"PATCH", w + "/namespaces/default/widgets/a", inNS(res(w+"/namespaces/default/widgets/a", "patch", "shop.example.com", "default", "widgets", "a", ""))},
+		{"DELETE", w + "/namespaces/default/widgets/a", inNS(res(w+"/namespaces/default/widgets/a", "delete", "shop.example.com", "default", "widgets", "a", ""))},
+		{"PUT", w + "/namespaces/default/widgets/a/status", inNS(res(w+"/namespaces/default/widgets/a/status", "update", "shop.example.com", "default", "widgets", "a", "status"))},
+		{"OPTIONS", w + "/namespaces/default/widgets/a", inNS(res(w+"/namespaces/default/widgets/a", "", "shop.example.com", "default", "widgets", "a", ""))},
+		// Trailing and doubled slashes are dropped, as the router always did here.
+		{"GET", w + "//widgets/", res(w+"//widgets/", "list", "shop.example.com", "", "widgets", "", "")},
+		// The core group, and the namespace object, its status and finalize.
+		{"GET", "/api/v1/namespaces", core("/api/v1/namespaces", "list", "", "namespaces", "", "")},
+		{"GET", "/api/v1/namespaces/ns", core("/api/v1/namespaces/ns", "get", "ns", "namespaces", "ns", "")},
+		{"DELETE", "/api/v1/namespaces/ns", core("/api/v1/namespaces/ns", "delete", "ns", "namespaces", "ns", "")},
+		{"PATCH", "/api/v1/namespaces/ns/status", core("/api/v1/namespaces/ns/status", "patch", "ns", "namespaces", "ns", "status")},
+		{"PUT", "/api/v1/namespaces/ns/finalize", core("/api/v1/namespaces/ns/finalize", "update", "ns", "namespaces", "ns", "finalize")},
+		{"GET", "/api/v1/namespaces/ns/configmaps", inNS(core("/api/v1/namespaces/ns/configmaps", "list", "ns", "configmaps", "", ""))},
+		// A cluster-scoped resource asked for inside a namespace: only
+		// inNamespace tells it from the namespace object.
+		{"GET", "/api/v1/namespaces/ns/namespaces/ns", inNS(core("/api/v1/namespaces/ns/namespaces/ns", "get", "ns", "namespaces", "ns", ""))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			t.Parallel()
+			got := *parseRequestInfo(httptest.NewRequest(tt.method, tt.target, nil))
+			got.Parts, got.buf = slices.Clone(got.Parts), [8]string{}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// res is the requestInfo of a named group's resource request.
+func res(path, verb, group, namespace, resource, name, subresource string) requestInfo {
+	info := requestInfo{IsResourceRequest: true, Path: path, Verb: verb, APIPrefix: "apis", APIGroup: group, APIVersion: "v1",
+		Namespace: namespace, Resource: resource, Name: name, Subresource: subresource}
+	info.Parts = append(info.Parts, resource)
+	if name != "" {
+		info.Parts = append(info.Parts, name)
+	}
+	if subresource != "" {
+		info.Parts = append(info.Parts, subresource)
+	}
+	return info
+}
+
+// core is the requestInfo of a core group resource request.
+func core(path, verb, namespace, resource, name, subresource string) requestInfo {
+	info := res(path, verb, "", namespace, resource, name, subresource)
+	info.APIPrefix = "api"
+	return info
+}
+
+// inNS marks a requestInfo whose path went through namespaces/{ns}/.
+func inNS(info requestInfo) requestInfo {
+	info.inNamespace = true
+	return info
+}
