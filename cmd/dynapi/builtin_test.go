@@ -79,3 +79,39 @@ func TestBuiltinNamesRefused(t *testing.T) {
 		t.Errorf("check: %v\n%s", err, out.String())
 	}
 }
+
+// The real kubectl creates and reads the built-in kinds; its typed clients
+// send them as protobuf.
+func TestKubectlBuiltins(t *testing.T) {
+	url, _ := startPostgres(t)
+	m := startMain(t, Config{DatabaseURL: url})
+	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}
+	steps := []struct {
+		args []string
+		want []string // substrings of the output
+	}{
+		{[]string{"create", "configmap", "settings", "--from-literal=a=b"}, []string{"configmap/settings created"}},
+		{[]string{"create", "secret", "generic", "creds", "--from-literal=user=admin"}, []string{"secret/creds created"}},
+		{[]string{"create", "serviceaccount", "builder"}, []string{"serviceaccount/builder created"}},
+		{[]string{"create", "role", "reader", "--verb=get,list", "--resource=configmaps"}, []string{"role.rbac.authorization.k8s.io/reader created"}},
+		{[]string{"create", "rolebinding", "read", "--role=reader", "--serviceaccount=default:builder"},
+			[]string{"rolebinding.rbac.authorization.k8s.io/read created"}},
+		{[]string{"create", "clusterrole", "viewer", "--verb=get", "--resource=secrets"}, []string{"clusterrole.rbac.authorization.k8s.io/viewer created"}},
+		{[]string{"create", "clusterrolebinding", "viewers", "--clusterrole=viewer", "--group=ops"},
+			[]string{"clusterrolebinding.rbac.authorization.k8s.io/viewers created"}},
+		{[]string{"get", "cm,secret,sa,role", "-o", "yaml"},
+			[]string{"kind: ConfigMap", "a: b", "kind: Secret", "user: YWRtaW4=", "type: Opaque", "kind: ServiceAccount", "kind: Role", "- configmaps"}},
+		{[]string{"get", "secret", "creds"}, []string{"creds", "Opaque"}},
+		{[]string{"get", "rolebinding", "read", "-o", "jsonpath={.roleRef.name} {.subjects[0].name}"}, []string{"reader builder"}},
+		{[]string{"delete", "configmap", "settings"}, []string{`configmap "settings" deleted`}},
+		{[]string{"delete", "secret", "creds"}, []string{`secret "creds" deleted`}},
+	}
+	for _, s := range steps {
+		out := k.run(s.args...)
+		for _, w := range s.want {
+			if !strings.Contains(out, w) {
+				t.Fatalf("kubectl %s: output lacks %q:\n%s", strings.Join(s.args, " "), w, out)
+			}
+		}
+	}
+}
