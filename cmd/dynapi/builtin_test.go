@@ -86,6 +86,15 @@ func TestKubectlBuiltins(t *testing.T) {
 	url, _ := startPostgres(t)
 	m := startMain(t, Config{DatabaseURL: url})
 	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}
+	dir := t.TempDir()
+	writeCM := func(value string) string { // one file per version: the steps are built before they run
+		applied := filepath.Join(dir, value+".yaml")
+		cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  key: " + value + "\n"
+		if err := os.WriteFile(applied, []byte(cm), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return applied
+	}
 	steps := []struct {
 		args []string
 		want []string // substrings of the output
@@ -104,6 +113,10 @@ func TestKubectlBuiltins(t *testing.T) {
 		{[]string{"get", "secret", "creds"}, []string{"creds", "Opaque"}},
 		{[]string{"get", "rolebinding", "read", "-o", "jsonpath={.roleRef.name} {.subjects[0].name}"}, []string{"reader builder"}},
 		{[]string{"delete", "configmap", "settings"}, []string{`configmap "settings" deleted`}},
+		// kubectl apply of a changed object sends a strategic merge patch.
+		{[]string{"apply", "-f", writeCM("one")}, []string{"configmap/applied created"}},
+		{[]string{"apply", "-f", writeCM("two")}, []string{"configmap/applied configured"}},
+		{[]string{"get", "cm", "applied", "-o", "jsonpath={.data.key}"}, []string{"two"}},
 		{[]string{"delete", "secret", "creds"}, []string{`secret "creds" deleted`}},
 	}
 	for _, s := range steps {

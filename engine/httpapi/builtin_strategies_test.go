@@ -108,3 +108,24 @@ func TestServiceAccountAndRolesStored(t *testing.T) {
 	cr := s.mustDo(http.StatusOK, http.MethodGet, rbacV1+"/clusterroles/agg", "", "")
 	jsonEqual(t, []byte(cr.get("aggregationRule").Raw), `{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}}]}`)
 }
+
+// A strategic merge patch merges lists by the merge key the schema
+// declares: a ServiceAccount's secrets by name.
+func TestStrategicMergePatchFromSchema(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	const sa = "/api/v1/namespaces/default/serviceaccounts"
+	s.create(sa, `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"sa","labels":{"a":"b"}},"secrets":[{"name":"one"}]}`)
+	r := s.mustDo(http.StatusOK, http.MethodPatch, sa+"/sa", "application/strategic-merge-patch+json",
+		`{"metadata":{"labels":{"c":"d"}},"secrets":[{"name":"two"}]}`)
+	jsonEqual(t, []byte(r.get("secrets").Raw), `[{"name":"two"},{"name":"one"}]`)
+	jsonEqual(t, []byte(r.get("metadata.labels").Raw), `{"a":"b","c":"d"}`)
+	r = s.mustDo(http.StatusOK, http.MethodPatch, sa+"/sa", "application/strategic-merge-patch+json",
+		`{"secrets":[{"name":"one","$patch":"delete"}]}`)
+	jsonEqual(t, []byte(r.get("secrets").Raw), `[{"name":"two"}]`)
+	// Custom resources take none, as in kube-apiserver.
+	s.create("/apis/shop.example.com/v1/namespaces/default/widgets",
+		`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"red","size":1}}`)
+	r = s.do(http.MethodPatch, "/apis/shop.example.com/v1/namespaces/default/widgets/w", "application/strategic-merge-patch+json", `{}`)
+	wantStatus(t, r, http.StatusUnsupportedMediaType, "UnsupportedMediaType")
+}
