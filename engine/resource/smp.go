@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
 	"github.com/dynapi/dynapi/engine/registry"
@@ -33,14 +34,28 @@ func strategicMerge(t Target, obj, patch []byte) ([]byte, error) {
 		// apply, the event recorder), and a schema is a few kilobytes.
 		_ = json.Unmarshal(t.Version.Schema.Raw(), &root) // compiled from valid JSON
 	}
-	return strategicpatch.StrategicMergePatchUsingLookupPatchMeta(obj, patch, patchMeta{root})
+	return strategicpatch.StrategicMergePatchUsingLookupPatchMeta(obj, patch, patchMeta{schema: root, root: true})
 }
+
+// objectMeta is the patch metadata of every object's metadata, which the
+// server owns and schemas leave untyped: finalizers merge, ownerReferences
+// merge by uid, as in kube-apiserver.
+var objectMeta = func() strategicpatch.LookupPatchMeta {
+	m, err := strategicpatch.NewPatchMetaFromStruct(metav1.ObjectMeta{})
+	if err != nil {
+		panic(err) // a fixed type
+	}
+	return m
+}()
 
 // patchMeta is strategicpatch.LookupPatchMeta over a structural schema as
 // JSON. A field the schema does not describe (metadata, which the server
 // owns, or one under x-kubernetes-preserve-unknown-fields) has no patch
 // metadata: its lists are replaced, its maps merged.
-type patchMeta struct{ schema map[string]any }
+type patchMeta struct {
+	schema map[string]any
+	root   bool // the object's schema, whose metadata is ObjectMeta
+}
 
 var _ strategicpatch.LookupPatchMeta = patchMeta{}
 
@@ -57,8 +72,11 @@ func (m patchMeta) field(key string) map[string]any {
 
 // LookupPatchMetadataForStruct returns key's schema and patch metadata.
 func (m patchMeta) LookupPatchMetadataForStruct(key string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
+	if m.root && key == "metadata" {
+		return objectMeta, strategicpatch.PatchMeta{}, nil
+	}
 	s := m.field(key)
-	return patchMeta{s}, metaOf(s), nil
+	return patchMeta{schema: s}, metaOf(s), nil
 }
 
 // LookupPatchMetadataForSlice returns the schema of key's items and key's
@@ -66,7 +84,7 @@ func (m patchMeta) LookupPatchMetadataForStruct(key string) (strategicpatch.Look
 func (m patchMeta) LookupPatchMetadataForSlice(key string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
 	s := m.field(key)
 	items, _ := s["items"].(map[string]any)
-	return patchMeta{items}, metaOf(s), nil
+	return patchMeta{schema: items}, metaOf(s), nil
 }
 
 // Name names the schema's type, as errors show it.
