@@ -35,17 +35,12 @@ func gizmo(name, spec string) string {
 	return `{"apiVersion":"test.example.com/v1","kind":"Gizmo","metadata":{"name":"` + name + `"},"spec":` + spec + `}`
 }
 
-// definitionsDir makes a schemas folder with the Namespace definition and
-// gizmo.yaml, and an empty conversions folder.
+// definitionsDir makes a schemas folder with gizmo.yaml (namespaces are
+// built in), and an empty conversions folder.
 func definitionsDir(t *testing.T, gizmo string) (schemas, conversions string) {
 	t.Helper()
 	dir := t.TempDir()
 	schemas, conversions = filepath.Join(dir, "schemas"), filepath.Join(dir, "conversions")
-	ns, err := os.ReadFile("../../schemas/core/namespace.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(schemas, "core/namespace.yaml"), string(ns))
 	writeFile(t, filepath.Join(schemas, "test/gizmo.yaml"), gizmo)
 	if err := os.MkdirAll(conversions, 0o755); err != nil {
 		t.Fatal(err)

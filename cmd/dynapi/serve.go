@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/pgserver"
@@ -61,7 +62,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	service := resource.New(m.store)
-	namespaces := namespace.Register(service)
+	namespaces := controlplane.Register(service)
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}

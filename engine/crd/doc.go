@@ -2,7 +2,7 @@
 // as kube-apiserver's apiextensions controllers do.
 //
 // The kind itself is an ordinary definition file
-// (schemas/apiextensions.k8s.io/customresourcedefinition.yaml): its objects
+// (engine/builtin/definitions/apiextensions.k8s.io/customresourcedefinition.yaml): its objects
 // are stored and served by the common pipeline. Each dynapi process runs one
 // Controller, which lists them, then watches them, and hands them to the
 // process's registry reloader (Definitions) whenever one changes, so that a

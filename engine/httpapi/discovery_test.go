@@ -26,7 +26,8 @@ func TestDiscovery(t *testing.T) {
 	if groups.get("kind").String() != "APIGroupList" || groups.get(`groups.#(name=="")`).Exists() {
 		t.Fatalf("/apis: %s", groups)
 	}
-	jsonEqual(t, []byte(groups.get("groups.#.name").Raw), `["apiextensions.k8s.io","labs.example.com","plumbing.example.com","shop.example.com"]`)
+	jsonEqual(t, []byte(groups.get("groups.#.name").Raw), `["apiextensions.k8s.io","coordination.k8s.io","events.k8s.io","labs.example.com",
+		"plumbing.example.com","rbac.authorization.k8s.io","shop.example.com"]`)
 
 	shop := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com", "", "")
 	jsonEqual(t, shop.body, `{"kind":"APIGroup","apiVersion":"v1","name":"shop.example.com",

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/namespace"
@@ -65,7 +66,7 @@ func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*regi
 	}
 	store(snap)
 	service := resource.New(db)
-	namespaces := namespace.Register(service)
+	namespaces := controlplane.Register(service)
 	if err := namespace.Ensure(ctx, service, snap, "default"); err != nil {
 		t.Fatalf("create default namespace: %v", err)
 	}

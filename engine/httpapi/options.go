@@ -7,6 +7,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/dynapi/dynapi/engine/kubeproto"
+
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/selector"
@@ -129,6 +131,12 @@ func deleteOptions(r *http.Request) (deleteParams, error) {
 	body, err := readLimited(r)
 	if err != nil || len(body) == 0 {
 		return p, err
+	}
+	if contentType(r) == kubeproto.MediaType {
+		// client-go's typed clients send their DeleteOptions as protobuf.
+		if body, err = kubeproto.ToJSON(body); err != nil {
+			return p, err
+		}
 	}
 	var wire struct {
 		DryRun           []string `json:"dryRun"`

@@ -131,7 +131,7 @@ func TestPatch(t *testing.T) {
 
 // TestNamespaceStrategicMergePatch: a Namespace, a built-in kind, takes the
 // strategic merge patches kubectl sends for it (apply, edit, patch), with
-// the merge keys of its Go type.
+// the merge keys of its schema (ObjectMeta's for metadata).
 func TestNamespaceStrategicMergePatch(t *testing.T) {
 	s := newTestServer(t)
 	s.create("/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"smp","labels":{"a":"1","b":"2"},"finalizers":["x.io/one"]}}`)

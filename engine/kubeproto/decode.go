@@ -27,7 +27,7 @@ func ToJSON(body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	newMessage, ok := kinds[typeKey{env.APIVersion, env.Kind}]
+	newMessage, ok := lookup(env.APIVersion, env.Kind)
 	if !ok {
 		return nil, unsupported(env.TypeMeta)
 	}

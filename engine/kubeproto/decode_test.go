@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -83,11 +85,11 @@ func TestToJSONErrors(t *testing.T) {
 		{"undecodable payload", wrap(t, "v1", "Namespace", []byte{0xff, 0xff}), engine.CodeBadRequest, []string{"v1 Namespace"}},
 		{
 			name:     "kind not in the table",
-			body:     encode(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}),
+			body:     encode(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}),
 			wantCode: engine.CodeUnsupportedMediaType,
 			wantMsg: []string{
 				"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
-				"v1 ConfigMap",
+				"v1 Pod",
 			},
 		},
 	}
@@ -117,7 +119,7 @@ func TestToJSONErrors(t *testing.T) {
 func encode(t *testing.T, obj runtime.Object) []byte {
 	t.Helper()
 	scheme := runtime.NewScheme()
-	if err := corev1.AddToScheme(scheme); err != nil {
+	if err := errors.Join(corev1.AddToScheme(scheme), coordinationv1.AddToScheme(scheme), rbacv1.AddToScheme(scheme)); err != nil {
 		t.Fatal(err)
 	}
 	gvks, _, err := scheme.ObjectKinds(obj)

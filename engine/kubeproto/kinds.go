@@ -1,7 +1,11 @@
 package kubeproto
 
 import (
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -15,7 +19,32 @@ type message interface {
 // typeKey names a kind as the protobuf envelope does.
 type typeKey struct{ apiVersion, kind string }
 
-// kinds holds the kinds ToJSON decodes. Add a built-in kind in one line.
+// kinds holds the kinds ToJSON decodes: the built-in kinds (package
+// builtin) that client-go's typed clients send as protobuf. Add a built-in
+// kind in one line. CustomResourceDefinition is not among them: its Go
+// type lives in k8s.io/apiextensions-apiserver, a module dynapi does not
+// depend on.
 var kinds = map[typeKey]func() message{
-	{"v1", "Namespace"}: func() message { return new(corev1.Namespace) },
+	{"v1", "Namespace"}:                                    func() message { return new(corev1.Namespace) },
+	{"v1", "ConfigMap"}:                                    func() message { return new(corev1.ConfigMap) },
+	{"v1", "Secret"}:                                       func() message { return new(corev1.Secret) },
+	{"v1", "ServiceAccount"}:                               func() message { return new(corev1.ServiceAccount) },
+	{"v1", "Event"}:                                        func() message { return new(corev1.Event) },
+	{"coordination.k8s.io/v1", "Lease"}:                    func() message { return new(coordinationv1.Lease) },
+	{"events.k8s.io/v1", "Event"}:                          func() message { return new(eventsv1.Event) },
+	{"rbac.authorization.k8s.io/v1", "Role"}:               func() message { return new(rbacv1.Role) },
+	{"rbac.authorization.k8s.io/v1", "ClusterRole"}:        func() message { return new(rbacv1.ClusterRole) },
+	{"rbac.authorization.k8s.io/v1", "RoleBinding"}:        func() message { return new(rbacv1.RoleBinding) },
+	{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding"}: func() message { return new(rbacv1.ClusterRoleBinding) },
+}
+
+// lookup finds the type of a kind. DeleteOptions, the body of a DELETE,
+// is the same type in every group version client-go sends it in (its
+// client's: "v1", "coordination.k8s.io/v1", or meta.k8s.io/v1).
+func lookup(apiVersion, kind string) (func() message, bool) {
+	if kind == "DeleteOptions" {
+		return func() message { return new(metav1.DeleteOptions) }, true
+	}
+	f, ok := kinds[typeKey{apiVersion, kind}]
+	return f, ok
 }

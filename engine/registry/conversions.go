@@ -134,6 +134,12 @@ func rulesRefused(file string) string {
 // refuse removes a loaded kind and reports why on its definition file. The
 // previous definition from that file, if any, serves on in its place.
 func (l *loader) refuse(r *Resource, reason string) {
+	if IsBuiltinFile(r.File) {
+		// Rules that do not fit a built-in kind are refused alone (and
+		// reported on their file): a conversions folder cannot take
+		// namespaces down.
+		return
+	}
 	l.resources = slices.DeleteFunc(l.resources, func(x *Resource) bool { return x == r })
 	l.names.remove(r)
 	l.report(Problem{File: r.File, Reason: nameOf(r) + ": refused: " + reason})

@@ -37,7 +37,7 @@ versions:
 
 func loadPipe(t *testing.T, rules fstest.MapFS) (*Snapshot, []Problem) {
 	t.Helper()
-	return Load(pipeSchemas, rules)
+	return loadFiles(pipeSchemas, rules)
 }
 
 func TestLoadConversionRules(t *testing.T) {

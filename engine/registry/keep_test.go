@@ -23,7 +23,7 @@ var keepBase = struct{ schemas, conversions map[string]string }{
 // returns the second snapshot and its problems.
 func reload(t *testing.T, schemaEdits, ruleEdits map[string]string, opts LoadOptions) (prev, next *Snapshot, problems []Problem) {
 	t.Helper()
-	prev, ps := Load(mapFS(keepBase.schemas, nil), mapFS(keepBase.conversions, nil))
+	prev, ps := loadFiles(mapFS(keepBase.schemas, nil), mapFS(keepBase.conversions, nil))
 	if len(ps) > 0 {
 		t.Fatalf("base problems:\n%s", problemList(ps))
 	}
@@ -95,7 +95,7 @@ func TestLoadKeepsWhatWorked(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, snap, problems := reload(t, tt.schemas, tt.rules, LoadOptions{})
+			_, snap, problems := reload(t, tt.schemas, tt.rules, LoadOptions{WithoutBuiltins: true})
 			if got := strings.Join(served(snap), "|"); got != tt.want {
 				t.Errorf("served:\n got %s\nwant %s", got, tt.want)
 			}
@@ -112,7 +112,7 @@ func TestLoadKeepsWhatWorked(t *testing.T) {
 // A kept kind keeps its own rules, as they were.
 func TestLoadKeepsRules(t *testing.T) {
 	t.Parallel()
-	prev, snap, _ := reload(t, map[string]string{"b/pipe.yaml": "kind: [\n"}, nil, LoadOptions{})
+	prev, snap, _ := reload(t, map[string]string{"b/pipe.yaml": "kind: [\n"}, nil, LoadOptions{WithoutBuiltins: true})
 	before, _ := prev.ResourceByKind("test.example.com", "Pipe")
 	after, _ := snap.ResourceByKind("test.example.com", "Pipe")
 	if after != before || after.Conversion == nil {
@@ -136,7 +136,7 @@ func (u unreadable) Open(name string) (fs.File, error) {
 func TestLoadKeepsUnreadableFolders(t *testing.T) {
 	t.Parallel()
 	schemas, rules := mapFS(keepBase.schemas, nil), mapFS(keepBase.conversions, nil)
-	prev, _ := Load(schemas, rules)
+	prev, _ := loadFiles(schemas, rules)
 	tests := []struct {
 		name                string
 		schemas, rules      fs.FS
@@ -152,7 +152,7 @@ func TestLoadKeepsUnreadableFolders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			snap, problems := LoadWith(tt.schemas, tt.rules, LoadOptions{Previous: prev})
+			snap, problems := LoadWith(tt.schemas, tt.rules, LoadOptions{WithoutBuiltins: true, Previous: prev})
 			if got := strings.Join(served(snap), "|"); got != tt.want {
 				t.Errorf("served:\n got %s\nwant %s", got, tt.want)
 			}
@@ -166,7 +166,7 @@ func TestLoadKeepsUnreadableFolders(t *testing.T) {
 func TestLoadAPIDefinitions(t *testing.T) {
 	t.Parallel()
 	apiThing := crdDoc("things.test.example.com", "test.example.com", "")
-	prev, problems := LoadWith(fstest.MapFS{}, nil, LoadOptions{APIDefinitions: map[string][]byte{"things.test.example.com": []byte(apiThing)}})
+	prev, problems := LoadWith(fstest.MapFS{}, nil, LoadOptions{WithoutBuiltins: true, APIDefinitions: map[string][]byte{"things.test.example.com": []byte(apiThing)}})
 	if got := strings.Join(served(prev), "|"); got != "things api/things.test.example.com" || len(problems) > 0 {
 		t.Fatalf("served %s, problems:\n%s", got, problemList(problems))
 	}
@@ -190,7 +190,7 @@ func TestLoadAPIDefinitions(t *testing.T) {
 			if tt.api != "" {
 				defs["things.test.example.com"] = []byte(tt.api)
 			}
-			snap, problems := LoadWith(tt.files, nil, LoadOptions{Previous: prev, APIDefinitions: defs})
+			snap, problems := LoadWith(tt.files, nil, LoadOptions{WithoutBuiltins: true, Previous: prev, APIDefinitions: defs})
 			if got := strings.Join(served(snap), "|"); got != tt.want {
 				t.Errorf("served:\n got %s\nwant %s", got, tt.want)
 			}
@@ -229,7 +229,7 @@ func TestLoadCheckChange(t *testing.T) {
 				}
 				return nil
 			}
-			_, snap, problems := reload(t, tt.schemas, nil, LoadOptions{CheckChange: check})
+			_, snap, problems := reload(t, tt.schemas, nil, LoadOptions{WithoutBuiltins: true, CheckChange: check})
 			if got := strings.Join(asked, ","); got != tt.asked {
 				t.Errorf("asked about %q, want %q", got, tt.asked)
 			}
@@ -245,7 +245,7 @@ func TestLoadCheckChange(t *testing.T) {
 
 func TestSchemaChanges(t *testing.T) {
 	t.Parallel()
-	base, _ := Load(mapFS(keepBase.schemas, nil), mapFS(keepBase.conversions, nil))
+	base, _ := loadFiles(mapFS(keepBase.schemas, nil), mapFS(keepBase.conversions, nil))
 	otherRules := strings.Replace(pipeRules, "copper: Copper", "copper: Copper, tin: Tin", 1)
 	pipeV2Only := strings.Replace(string(pipeSchemas["b/pipe.yaml"].Data), "pressure: {type: number}", "pressure: {type: integer}", 1)
 	tests := []struct {
@@ -260,7 +260,7 @@ func TestSchemaChanges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			next, problems := Load(mapFS(keepBase.schemas, tt.schemas), mapFS(keepBase.conversions, tt.rules))
+			next, problems := loadFiles(mapFS(keepBase.schemas, tt.schemas), mapFS(keepBase.conversions, tt.rules))
 			if len(problems) > 0 {
 				t.Fatalf("problems:\n%s", problemList(problems))
 			}
@@ -277,9 +277,9 @@ func TestSchemaChanges(t *testing.T) {
 // after reload, until its own file is fixed.
 func TestLoadKeptKeepsItsNames(t *testing.T) {
 	t.Parallel()
-	_, broken, _ := reload(t, map[string]string{"c/thing.yaml": "kind: [\n"}, nil, LoadOptions{})
+	_, broken, _ := reload(t, map[string]string{"c/thing.yaml": "kind: [\n"}, nil, LoadOptions{WithoutBuiltins: true})
 	edits := map[string]string{"c/thing.yaml": "kind: [\n", "0/other.yaml": thing("kind: Other")}
-	snap, problems := LoadWith(mapFS(keepBase.schemas, edits), mapFS(keepBase.conversions, nil), LoadOptions{Previous: broken})
+	snap, problems := LoadWith(mapFS(keepBase.schemas, edits), mapFS(keepBase.conversions, nil), LoadOptions{WithoutBuiltins: true, Previous: broken})
 	if got := strings.Join(served(snap), "|"); got != "gadgets a/gadget.yaml|pipes b/pipe.yaml|things c/thing.yaml stale" {
 		t.Errorf("served: %s", got)
 	}

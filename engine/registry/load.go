@@ -15,7 +15,9 @@ const (
 	crdKind       = "CustomResourceDefinition"
 )
 
-// Load parses every *.yaml, *.yml and *.json file under schemas, then
+// Load parses the built-in definitions (package builtin; see
+// LoadOptions.WithoutBuiltins), then every *.yaml, *.yml and *.json file
+// under schemas, then
 // under conversions (nil: none), recursively, in path order; each holds
 // one or more YAML or JSON documents separated by "---" lines. Directories
 // named testdata, and files and directories whose name starts with "."
@@ -24,7 +26,8 @@ const (
 // A broken file or document, or a definition that fails a check, is
 // reported as a Problem and skipped; everything else still loads. When two
 // definitions claim the same name in a group, the one in the later file
-// (or later in the same file) is refused.
+// (or later in the same file) is refused; a built-in definition's names
+// are never given up.
 //
 // A conversion rules file (see package convert) names its kind; its rules
 // are checked against the kind's schemas and attached to the Resource as
@@ -42,6 +45,7 @@ func Load(schemas, conversions fs.FS) (*Snapshot, []Problem) {
 // versions switched off, and a say on schema changes.
 func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Problem) {
 	l := newLoader(schemas, opts)
+	l.loadBuiltins()
 	files, problems := definitionFiles(schemas)
 	l.unreadable = walkFailures(problems)
 	for _, p := range problems {

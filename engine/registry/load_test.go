@@ -36,7 +36,7 @@ func TestLoadFiles(t *testing.T) {
 		"sub/only-markers.yaml":   {Data: []byte("---\n---\n")},
 		"sub/dir/also-empty.json": {Data: []byte(" \n")},
 	}
-	snap, problems := Load(fsys, nil)
+	snap, problems := loadFiles(fsys, nil)
 	if len(problems) > 0 {
 		t.Fatalf("problems:\n%s", problemList(problems))
 	}
@@ -64,7 +64,7 @@ func TestLoadNeverNil(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			snap, problems := Load(tt.fsys, nil)
+			snap, problems := loadFiles(tt.fsys, nil)
 			if snap == nil || len(snap.Resources()) != 0 || len(snap.Groups()) != 0 {
 				t.Errorf("want an empty snapshot, got %+v", snap)
 			}
@@ -123,7 +123,7 @@ status:
   acceptedNames: {kind: CronTab, plural: crontabs}
   storedVersions: [v1]
 `
-	snap, problems := Load(fstest.MapFS{"crontab.yaml": {Data: []byte(src)}}, nil)
+	snap, problems := loadFiles(fstest.MapFS{"crontab.yaml": {Data: []byte(src)}}, nil)
 	if len(problems) > 0 {
 		t.Fatalf("problems:\n%s", problemList(problems))
 	}
@@ -167,7 +167,7 @@ func TestLoadCRDKindWithDash(t *testing.T) {
 	t.Parallel()
 	src := crdDoc("things.test.example.com", "test.example.com", "")
 	src = strings.Replace(src, "kind: Thing,", "kind: My-Thing,", 1)
-	snap, problems := Load(fstest.MapFS{"thing.yaml": {Data: []byte(src)}}, nil)
+	snap, problems := loadFiles(fstest.MapFS{"thing.yaml": {Data: []byte(src)}}, nil)
 	if len(problems) > 0 {
 		t.Fatalf("problems:\n%s", problemList(problems))
 	}
@@ -178,7 +178,7 @@ func TestLoadCRDKindWithDash(t *testing.T) {
 
 func TestLoadNativeDefaults(t *testing.T) {
 	t.Parallel()
-	snap, problems := Load(fstest.MapFS{"thing.yaml": {Data: []byte(thing("scope: Cluster"))}}, nil)
+	snap, problems := loadFiles(fstest.MapFS{"thing.yaml": {Data: []byte(thing("scope: Cluster"))}}, nil)
 	if len(problems) > 0 {
 		t.Fatalf("problems:\n%s", problemList(problems))
 	}
@@ -199,7 +199,7 @@ func TestLoadProblemLines(t *testing.T) {
 	beta := thing("kind: Beta", "plural: betas", "scope: Global")
 	lines := func(s string) int { return strings.Count(s, "\n") }
 	src := alpha + "---\n" + beta + "---\nkind: [Gamma\n"
-	snap, problems := Load(fstest.MapFS{"many.yaml": {Data: []byte(src)}}, nil)
+	snap, problems := loadFiles(fstest.MapFS{"many.yaml": {Data: []byte(src)}}, nil)
 	want := []Problem{
 		{File: "many.yaml", Line: lines(alpha) + 2, Reason: `Beta.test.example.com: scope "Global": must be Namespaced or Cluster`},
 		{File: "many.yaml", Line: lines(alpha+beta) + 3, Reason: "invalid YAML: did not find expected ',' or ']'"},
@@ -230,4 +230,9 @@ func TestLoadDocExample(t *testing.T) {
 	if !ok || v.Subresources.Scale == nil || len(v.SelectableFields) != 1 || len(r.Versions) != 2 {
 		t.Errorf("doc example loaded as %+v %+v", r, v)
 	}
+}
+
+// loadFiles is Load without the built-in definitions: exactly the files given.
+func loadFiles(schemas, conversions fs.FS) (*Snapshot, []Problem) {
+	return LoadWith(schemas, conversions, LoadOptions{WithoutBuiltins: true})
 }

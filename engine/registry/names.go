@@ -62,9 +62,14 @@ func (ix nameIndex) add(r *Resource) []string {
 	return nil
 }
 
-// precedence explains why a definition created through the API lost a
-// name to a definition file, which is not about the order of files.
+// precedence explains why a definition lost a name to a built-in one, or
+// one created through the API to a definition file, which is not about
+// the order of files.
 func precedence(r, holder *Resource) string {
+	if IsBuiltinFile(holder.File) {
+		return "; a built-in kind's names cannot be taken by another definition " +
+			"(the built-in is served whatever --schemas names; --runtime-config only switches it off)"
+	}
 	if IsAPIFile(r.File) && !IsAPIFile(holder.File) {
 		return "; definition files take precedence over definitions created through the API"
 	}

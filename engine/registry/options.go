@@ -37,6 +37,10 @@ type LoadOptions struct {
 	// once its rules are attached. The reasons it returns refuse the new
 	// definition, and the previous one keeps serving.
 	CheckChange func(prev, next *Resource) []string
+	// WithoutBuiltins leaves the built-in definitions (package builtin)
+	// out: a load of exactly the files given, for checking a definition on
+	// its own and for tests.
+	WithoutBuiltins bool
 }
 
 // IsAPIFile reports whether a Resource's or Problem's File names a

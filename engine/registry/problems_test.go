@@ -161,7 +161,7 @@ func TestLoadProblems(t *testing.T) {
 				"a/gadget.yaml": {Data: []byte(gadget)},
 				file:            {Data: []byte(tt.content)},
 			}
-			snap, problems := Load(fsys, nil)
+			snap, problems := loadFiles(fsys, nil)
 			if _, _, ok := snap.Lookup("test.example.com", "v1", "gadgets"); !ok {
 				t.Errorf("the good file beside the bad one did not load: %v", problems)
 			}

@@ -69,7 +69,7 @@ func TestLoadRuntimeConfig(t *testing.T) {
 		"thing.yaml": {Data: []byte(thing(versions("v1", "v1beta1")))},
 		"other.yaml": {Data: []byte(thing("group: other.example.com"))},
 	}
-	snap, problems := LoadWith(fsys, nil, LoadOptions{RuntimeConfig: c})
+	snap, problems := LoadWith(fsys, nil, LoadOptions{WithoutBuiltins: true, RuntimeConfig: c})
 	if len(problems) > 0 {
 		t.Fatalf("problems:\n%s", problemList(problems))
 	}
@@ -109,7 +109,7 @@ func TestRuntimeConfigUnmatched(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		snap, problems := LoadWith(fsys, nil, LoadOptions{RuntimeConfig: c})
+		snap, problems := LoadWith(fsys, nil, LoadOptions{WithoutBuiltins: true, RuntimeConfig: c})
 		if len(problems) > 0 {
 			t.Fatalf("problems:\n%s", problemList(problems))
 		}

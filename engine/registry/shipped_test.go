@@ -17,6 +17,18 @@ import (
 // field it breaks, then a dash: "spec.size-too-big.json".
 var shipped = os.DirFS("../../schemas")
 
+// builtins is the built-in definitions' folder (package builtin), whose
+// examples are laid out as schemas/' are.
+var builtins = os.DirFS("../builtin/definitions")
+
+// examplesOf is the folder holding r's examples.
+func examplesOf(r *Resource) fs.FS {
+	if IsBuiltinFile(r.File) {
+		return builtins
+	}
+	return shipped
+}
+
 // shippedConversions is the repository's conversions/ folder.
 var shippedConversions = os.DirFS("../../conversions")
 
@@ -49,8 +61,8 @@ func TestShippedSchemasHaveExamples(t *testing.T) {
 		for _, v := range r.Versions {
 			for _, kind := range []string{"valid", "invalid"} {
 				dir := path.Join(exampleDir(r, v.Name), kind)
-				if files, _ := fs.Glob(shipped, dir+"/*.json"); v.Served && len(files) == 0 {
-					t.Errorf("%s %s: no examples in schemas/%s", r.GroupResource(), v.Name, dir)
+				if files, _ := fs.Glob(examplesOf(r), dir+"/*.json"); v.Served && len(files) == 0 {
+					t.Errorf("%s %s: no examples in %s (%s)", r.GroupResource(), v.Name, dir, r.File)
 				}
 			}
 		}
@@ -60,28 +72,36 @@ func TestShippedSchemasHaveExamples(t *testing.T) {
 func TestShippedExamples(t *testing.T) {
 	t.Parallel()
 	snap := loadShipped(t)
-	files, err := fs.Glob(shipped, "*/testdata/*/*/*/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no examples found: %v", err)
+	for _, root := range []struct {
+		name string
+		fsys fs.FS
+	}{{"schemas", shipped}, {"builtin", builtins}} {
+		files, err := fs.Glob(root.fsys, "*/testdata/*/*/*/*.json")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no examples found in %s: %v", root.name, err)
+		}
+		for _, file := range files {
+			t.Run(root.name+"/"+file, func(t *testing.T) { checkExample(t, snap, root.fsys, file) })
+		}
 	}
-	for _, file := range files {
-		t.Run(file, func(t *testing.T) {
-			t.Parallel()
-			r, v := exampleVersion(t, snap, file)
-			obj, err := fs.ReadFile(shipped, file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkExampleType(t, obj, r, v)
-			switch kind := path.Base(path.Dir(file)); kind {
-			case "valid":
-				checkValid(t, v, obj)
-			case "invalid":
-				checkInvalid(t, v, obj, path.Base(file))
-			default:
-				t.Fatalf("examples go in valid/ or invalid/, not %s/", kind)
-			}
-		})
+}
+
+// checkExample checks one example file against its kind's version.
+func checkExample(t *testing.T, snap *Snapshot, fsys fs.FS, file string) {
+	t.Parallel()
+	r, v := exampleVersion(t, snap, file)
+	obj, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkExampleType(t, obj, r, v)
+	switch kind := path.Base(path.Dir(file)); kind {
+	case "valid":
+		checkValid(t, v, obj)
+	case "invalid":
+		checkInvalid(t, v, obj, path.Base(file))
+	default:
+		t.Fatalf("examples go in valid/ or invalid/, not %s/", kind)
 	}
 }
 

@@ -15,7 +15,7 @@ func testSnapshot(t *testing.T, files map[string]string) *Snapshot {
 	for name, content := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(content)}
 	}
-	snap, problems := Load(fsys, nil)
+	snap, problems := loadFiles(fsys, nil)
 	if len(problems) > 0 {
 		t.Fatalf("problems:\n%s", problemList(problems))
 	}

@@ -11,31 +11,25 @@ import (
 	"github.com/tidwall/sjson"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
 	"github.com/dynapi/dynapi/engine"
 )
 
 // Patch types. JSON and merge patches apply to every kind. A strategic
-// merge patch needs the kind's Go type, for its lists' merge keys: only
-// built-in kinds have one, as in kube-apiserver, which refuses it for
-// custom resources.
+// merge patch needs its lists' merge keys, which the schema declares (see
+// acceptsStrategicMerge): the built-in kinds take it, as in
+// kube-apiserver, which refuses it for custom resources.
 const (
 	MergePatch          = "application/merge-patch+json"
 	JSONPatch           = "application/json-patch+json"
 	StrategicMergePatch = "application/strategic-merge-patch+json"
 )
 
-// goTypes are the Go types of the built-in kinds, for strategic merge
-// patches: kubectl sends them for a Namespace (apply, edit, patch).
-var goTypes = map[engine.GroupResource]any{engine.Namespaces: corev1.Namespace{}}
-
 // PatchTypes are the patch types t accepts, as the 415 of another lists
 // them.
 func PatchTypes(t Target) []string {
 	types := []string{JSONPatch, MergePatch}
-	if _, ok := goTypes[t.GroupResource()]; ok {
+	if acceptsStrategicMerge(t) {
 		types = append(types, StrategicMergePatch)
 	}
 	if t.Resource.Fields != nil {
@@ -94,11 +88,10 @@ func ErrPatchType(t Target) error {
 func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
 	switch patchType {
 	case StrategicMergePatch:
-		goType, ok := goTypes[t.GroupResource()]
-		if !ok {
+		if !acceptsStrategicMerge(t) {
 			break
 		}
-		out, err := strategicpatch.StrategicMergePatch(obj, patch, goType)
+		out, err := strategicMerge(t, obj, patch)
 		if err != nil {
 			return nil, engine.Errorf(engine.CodeBadRequest, "invalid strategic merge patch: %v", err)
 		}

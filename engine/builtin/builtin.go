@@ -1,0 +1,39 @@
+// Package builtin holds the definitions of the kinds every Kubernetes tool
+// expects a server to have (kcp's "generic control plane"): core/v1
+// Namespace, ConfigMap, Secret, ServiceAccount, Event;
+// coordination.k8s.io/v1 Lease; events.k8s.io/v1 Event;
+// rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding,
+// ClusterRoleBinding; apiextensions.k8s.io/v1 CustomResourceDefinition.
+//
+// They are definition files in the native format, embedded in the binary:
+// package registry loads them before any definition file, whatever folder
+// the server is given, so that their names cannot be taken; only
+// --runtime-config switches them off. The schemas of all but Namespace and
+// CustomResourceDefinition are generated from Kubernetes' published
+// OpenAPI by ./gen (go generate). What the server does for a kind beyond
+// its schema is that kind's strategy, in the kind's own package.
+//
+// The package imports nothing of the engine, so that the registry can.
+package builtin
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:generate go run ./gen -out definitions
+
+//go:embed definitions/*/*.yaml
+var files embed.FS
+
+// FS holds the definition files, one folder per group ("core" for the
+// core group), as a folder of definitions given to registry.Load would.
+var FS fs.FS = mustSub(files, "definitions")
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // dir is a constant that go:embed checked
+	}
+	return sub
+}

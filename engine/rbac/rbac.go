@@ -1,0 +1,49 @@
+// Package rbac holds the strategies of rbac.authorization.k8s.io's
+// bindings: a RoleBinding's or ClusterRoleBinding's roleRef cannot change,
+// as in kube-apiserver. Roles and bindings are stored now; authorization
+// that enforces them comes later.
+package rbac
+
+import (
+	"encoding/json"
+
+	"github.com/tidwall/gjson"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// Group is the API group of the kinds of this package.
+const Group = "rbac.authorization.k8s.io"
+
+// The resources the Binding strategy serves.
+var (
+	RoleBindings        = engine.GroupResource{Group: Group, Resource: "rolebindings"}
+	ClusterRoleBindings = engine.GroupResource{Group: Group, Resource: "clusterrolebindings"}
+)
+
+// Binding is the strategy of RoleBindings and ClusterRoleBindings.
+type Binding struct{ resource.CustomResource }
+
+var _ resource.Strategy = Binding{}
+
+// Register makes service serve the bindings with their strategy.
+func Register(service *resource.Service) {
+	service.Register(RoleBindings, Binding{})
+	service.Register(ClusterRoleBindings, Binding{})
+}
+
+// AllowUnconditionalUpdate is true, as for kube-apiserver's RBAC kinds.
+func (Binding) AllowUnconditionalUpdate() bool { return true }
+
+// Validate refuses an update that changes roleRef.
+func (Binding) Validate(w *resource.Write) ([]engine.FieldError, []string) {
+	if w.Operation != resource.UpdateOperation || !w.Changed("roleRef") {
+		return nil, nil
+	}
+	var value any
+	_ = json.Unmarshal([]byte(gjson.GetBytes(w.Object, "roleRef").Raw), &value) // valid: the schema passed
+	msg := field.Invalid(field.NewPath("roleRef"), value, "cannot change roleRef").ErrorBody()
+	return []engine.FieldError{{Type: engine.CauseInvalid, Path: "roleRef", Message: msg}}, nil
+}
