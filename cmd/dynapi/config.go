@@ -31,6 +31,7 @@ type Config struct {
 	RuntimeConfig string
 	// SchemaChangePolicy is "report" or "refuse" (see reload.Policy).
 	SchemaChangePolicy string
+	Security           SecurityConfig
 	// GCPercent tunes Go's garbage collector for serve
 	// (debug.SetGCPercent); 0 leaves it as the GOGC environment variable
 	// sets it.
@@ -82,7 +83,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 	if cmd == "serve" {
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address to serve on"+withEnv("listen", "DYNAPI_LISTEN"))
 		fs.StringVar(&c.TLSCertFile, "tls-cert-file", "", "serve HTTPS with this certificate"+withEnv("tls-cert-file", "DYNAPI_TLS_CERT_FILE"))
-		fs.StringVar(&c.TLSKeyFile, "tls-key-file", "", "key of --tls-cert-file"+withEnv("tls-key-file", "DYNAPI_TLS_KEY_FILE"))
+		fs.StringVar(&c.TLSKeyFile, "tls-private-key-file", "", "key of --tls-cert-file"+withEnv("tls-private-key-file", "DYNAPI_TLS_KEY_FILE"))
+		fs.StringVar(&c.TLSKeyFile, "tls-key-file", "", "alias of --tls-private-key-file")
+		securityFlags(fs, &c.Security, withEnv)
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
 		fs.BoolVar(&c.Profiling, "profiling", false, "serve Go's profiler at /debug/pprof/"+withEnv("profiling", "DYNAPI_PROFILING"))
@@ -106,6 +109,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("--tls-cert-file and --tls-key-file go together")
+	}
+	if err := c.Security.check(); err != nil {
+		return c, err
 	}
 	if _, err := registry.ParseRuntimeConfig(c.RuntimeConfig); err != nil {
 		return c, fmt.Errorf("--runtime-config: %w", err)

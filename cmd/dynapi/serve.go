@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,6 +50,7 @@ type Main struct {
 	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
 	stopNSs     func() // stops the namespace finalizer and waits for it
 	http        *http.Server
+	tlsConfig   *tls.Config // asks clients for certificates, with --client-ca-file
 	listener    net.Listener
 	served      chan error
 }
@@ -57,6 +59,9 @@ type Main struct {
 // keeps them in step with their files, and starts serving. It returns once
 // the server accepts connections.
 func (m *Main) Run(ctx context.Context) error {
+	if err := m.Config.Security.checkListen(m.Config.Listen); err != nil {
+		return err
+	}
 	m.metrics = newMetricsRegistry()
 	if err := m.openDatabase(ctx); err != nil {
 		return err
@@ -75,9 +80,11 @@ func (m *Main) Run(ctx context.Context) error {
 	m.stopNSs = runUntilStopped(ctx, func(ctx context.Context) {
 		namespaces.Run(ctx, namespaceRecheck, m.Logger)
 	})
-	return m.serve(httpapi.New(service, m.reloader, httpapi.Options{
-		Ready: m.store.Ping, Logger: m.Logger, Metrics: m.metrics, Profiling: m.Config.Profiling,
-	}))
+	opts := httpapi.Options{Ready: m.store.Ping, Logger: m.Logger, Metrics: m.metrics, Profiling: m.Config.Profiling}
+	if err := m.secure(ctx, service, &opts); err != nil {
+		return err
+	}
+	return m.serve(httpapi.New(service, m.reloader, opts))
 }
 
 // Addr is the address the server listens on (useful with port 0).
@@ -131,7 +138,7 @@ func (m *Main) serve(handler http.Handler) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	m.listener = ln
-	m.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	m.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, TLSConfig: m.tlsConfig}
 	m.served = make(chan error, 1)
 	scheme := "http"
 	if m.Config.TLSCertFile != "" {

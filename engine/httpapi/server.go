@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dynapi/dynapi/engine/authz"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 )
@@ -40,6 +41,14 @@ type Options struct {
 	// Profiling serves Go's profiler under /debug/pprof/, as
 	// kube-apiserver's --profiling does.
 	Profiling bool
+	// Authenticator finds who each request comes from; nil serves every
+	// request as system:anonymous.
+	Authenticator Authenticator
+	// Anonymous serves a request without credentials as system:anonymous
+	// rather than refusing it with 401 (with an Authenticator only).
+	Anonymous bool
+	// Authorizer decides what each user may do; nil allows everything.
+	Authorizer authz.Authorizer
 }
 
 // Server is the HTTP API. Build it with New.
@@ -53,12 +62,16 @@ type Server struct {
 	registry  *prometheus.Registry
 	metrics   *requestMetrics
 	profiling bool
+	authn     Authenticator
+	anonymous bool
+	authz     authz.Authorizer
 }
 
 // New returns a Server.
 func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, logger: opts.Logger,
-		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling}
+		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
+		authn: opts.Authenticator, anonymous: opts.Anonymous, authz: opts.Authorizer}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
@@ -82,10 +95,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // Every path goes through one chain, as in kube-apiserver: a panic becomes
 // a 500; a query that does not parse is refused before anything reads it;
 // the request's attributes (requestInfo) are resolved once; the request
-// is counted and timed. Authentication, authorization, audit and limits
-// go after instrument, so that what they refuse is counted too.
+// is counted and timed; then, as in kube-apiserver, it is authenticated,
+// authorized and held to the limits: after instrument, so that what they
+// refuse is counted too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument)
+	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument,
+		s.authenticate, s.authorize)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
@@ -95,6 +110,7 @@ func (s *Server) routes() {
 	s.router.Get("/api", s.handleCoreVersions)
 	s.router.Get("/apis", s.handleGroupList)
 	s.router.Get("/apis/{group}", s.handleGroup)
+	s.reviewRoutes()
 	s.router.Get("/openapi/v2", s.handleOpenAPIV2)
 	s.router.Get("/openapi/v3", s.handleOpenAPIRoot)
 	s.router.Get("/openapi/v3/*", s.handleOpenAPIGroupVersion)

@@ -1,6 +1,8 @@
 package kubeproto
 
 import (
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -36,6 +38,11 @@ var kinds = map[typeKey]func() message{
 	{"rbac.authorization.k8s.io/v1", "ClusterRole"}:        func() message { return new(rbacv1.ClusterRole) },
 	{"rbac.authorization.k8s.io/v1", "RoleBinding"}:        func() message { return new(rbacv1.RoleBinding) },
 	{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding"}: func() message { return new(rbacv1.ClusterRoleBinding) },
+	// The reviews kubectl auth sends.
+	{"authentication.k8s.io/v1", "SelfSubjectReview"}:      func() message { return new(authenticationv1.SelfSubjectReview) },
+	{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}: func() message { return new(authorizationv1.SelfSubjectAccessReview) },
+	{"authorization.k8s.io/v1", "SelfSubjectRulesReview"}:  func() message { return new(authorizationv1.SelfSubjectRulesReview) },
+	{"authorization.k8s.io/v1", "SubjectAccessReview"}:     func() message { return new(authorizationv1.SubjectAccessReview) },
 }
 
 // lookup finds the type of a kind. DeleteOptions, the body of a DELETE,

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"net"
+
+	"github.com/dynapi/dynapi/engine/authn"
+)
+
+// SecurityConfig is who may reach the server and what they may do:
+// kube-apiserver's authentication, authorization and limits flags.
+type SecurityConfig struct {
+	TokenAuthFile string
+	ClientCAFile  string
+	// AnonymousAuth serves requests without credentials as
+	// system:anonymous when an authenticator is configured.
+	AnonymousAuth bool
+	// InsecureAllowAnyAddress lets a server without authentication listen
+	// on an address other than loopback.
+	InsecureAllowAnyAddress bool
+	AuthorizationMode       string
+	AuthorizationPolicyFile string
+	OIDC                    authn.OIDCOptions
+	MaxRequestsInflight     int
+	MaxMutatingInflight     int
+}
+
+// The authorization modes.
+const (
+	modeAlwaysAllow = "AlwaysAllow"
+	modeRBAC        = "RBAC"
+)
+
+func securityFlags(fs *flag.FlagSet, c *SecurityConfig, withEnv func(name, env string) string) {
+	fs.StringVar(&c.TokenAuthFile, "token-auth-file", "",
+		"authenticate bearer tokens listed in this CSV file (token,user,uid,\"group1,group2\")"+withEnv("token-auth-file", "DYNAPI_TOKEN_AUTH_FILE"))
+	fs.StringVar(&c.ClientCAFile, "client-ca-file", "",
+		"authenticate TLS client certificates signed by a CA in this PEM file (CN user, O groups)"+withEnv("client-ca-file", "DYNAPI_CLIENT_CA_FILE"))
+	fs.StringVar(&c.OIDC.IssuerURL, "oidc-issuer-url", "", "authenticate JWTs of this OpenID Connect issuer (https)"+withEnv("oidc-issuer-url", "DYNAPI_OIDC_ISSUER_URL"))
+	fs.StringVar(&c.OIDC.ClientID, "oidc-client-id", "", "the audience the OIDC tokens must carry"+withEnv("oidc-client-id", "DYNAPI_OIDC_CLIENT_ID"))
+	fs.StringVar(&c.OIDC.UsernameClaim, "oidc-username-claim", "sub", "the JWT claim that names the user")
+	fs.StringVar(&c.OIDC.UsernamePrefix, "oidc-username-prefix", "", "prefix of user names from OIDC (default: the issuer URL and # unless the claim is email; - for none)")
+	fs.StringVar(&c.OIDC.GroupsClaim, "oidc-groups-claim", "", "the JWT claim that lists the user's groups")
+	fs.StringVar(&c.OIDC.GroupsPrefix, "oidc-groups-prefix", "", "prefix of group names from OIDC")
+	fs.StringVar(&c.OIDC.CAFile, "oidc-ca-file", "", "CA of the OIDC issuer's serving certificate (default: the system's)")
+	fs.BoolVar(&c.AnonymousAuth, "anonymous-auth", false,
+		"serve requests without credentials as system:anonymous instead of answering 401"+withEnv("anonymous-auth", "DYNAPI_ANONYMOUS_AUTH"))
+	fs.BoolVar(&c.InsecureAllowAnyAddress, "insecure-allow-any-address", false,
+		"listen on a non-loopback address with no authentication configured: anyone who reaches the port can do anything"+
+			withEnv("insecure-allow-any-address", "DYNAPI_INSECURE_ALLOW_ANY_ADDRESS"))
+	fs.StringVar(&c.AuthorizationMode, "authorization-mode", modeAlwaysAllow,
+		"AlwaysAllow, or RBAC: authorize with the Roles and bindings stored through the API"+withEnv("authorization-mode", "DYNAPI_AUTHORIZATION_MODE"))
+	fs.StringVar(&c.AuthorizationPolicyFile, "authorization-policy-file", "",
+		"YAML file of RBAC objects (Roles, ClusterRoles and bindings) created at start unless they exist"+withEnv("authorization-policy-file", "DYNAPI_AUTHORIZATION_POLICY_FILE"))
+	fs.IntVar(&c.MaxRequestsInflight, "max-requests-inflight", 400,
+		"most non-mutating requests served at once; more are answered 429 (0: no limit)"+withEnv("max-requests-inflight", "DYNAPI_MAX_REQUESTS_INFLIGHT"))
+	fs.IntVar(&c.MaxMutatingInflight, "max-mutating-requests-inflight", 200,
+		"most mutating requests served at once; more are answered 429 (0: no limit)"+withEnv("max-mutating-requests-inflight", "DYNAPI_MAX_MUTATING_REQUESTS_INFLIGHT"))
+}
+
+func (c SecurityConfig) check() error {
+	if c.AuthorizationMode != modeAlwaysAllow && c.AuthorizationMode != modeRBAC {
+		return fmt.Errorf("--authorization-mode: %q is not AlwaysAllow or RBAC", c.AuthorizationMode)
+	}
+	if c.AuthorizationPolicyFile != "" && c.AuthorizationMode != modeRBAC {
+		return fmt.Errorf("--authorization-policy-file needs --authorization-mode=RBAC")
+	}
+	if (c.OIDC.IssuerURL == "") != (c.OIDC.ClientID == "") {
+		return fmt.Errorf("--oidc-issuer-url and --oidc-client-id go together")
+	}
+	return nil
+}
+
+// authenticated reports whether any authenticator is configured.
+func (c SecurityConfig) authenticated() bool {
+	return c.TokenAuthFile != "" || c.ClientCAFile != "" || c.OIDC.IssuerURL != ""
+}
+
+// authenticators builds the configured authenticators, and the TLS
+// settings that ask clients for certificates.
+func (c SecurityConfig) authenticators() (authn.Union, *tls.Config, error) {
+	var u authn.Union
+	var tlsConfig *tls.Config
+	if c.ClientCAFile != "" {
+		cc, err := authn.LoadClientCA(c.ClientCAFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		u = append(u, cc)
+		// Verified by the authenticator, so that a bad certificate is a 401
+		// Status rather than a failed handshake.
+		tlsConfig = &tls.Config{ClientAuth: tls.RequestClientCert}
+	}
+	if c.TokenAuthFile != "" {
+		tf, err := authn.LoadTokenFile(c.TokenAuthFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		u = append(u, tf)
+	}
+	if c.OIDC.IssuerURL != "" {
+		o, err := authn.NewOIDC(c.OIDC)
+		if err != nil {
+			return nil, nil, err
+		}
+		u = append(u, o)
+	}
+	return u, tlsConfig, nil
+}
+
+// checkListen refuses a non-loopback address for a server nobody has to
+// authenticate to, unless told otherwise.
+func (c SecurityConfig) checkListen(addr string) error {
+	if c.authenticated() || c.InsecureAllowAnyAddress {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s with no authentication configured: anyone who reaches it could read and change "+
+		"everything. Configure --token-auth-file, --client-ca-file or --oidc-issuer-url, listen on 127.0.0.1, "+
+		"or pass --insecure-allow-any-address", addr)
+}

@@ -1,0 +1,8 @@
+package authn
+
+import (
+	"io"
+	"strings"
+)
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }

@@ -1,0 +1,171 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/authz"
+)
+
+// The reviews are kube-apiserver's virtual, create-only resources that
+// answer who the caller is (kubectl auth whoami) and what a user may do
+// (kubectl auth can-i): nothing is stored.
+const (
+	reviewsAuthn = "/apis/authentication.k8s.io/v1/"
+	reviewsAuthz = "/apis/authorization.k8s.io/v1/"
+)
+
+func (s *Server) reviewRoutes() {
+	s.router.Post(reviewsAuthn+"selfsubjectreviews", s.handleSelfSubjectReview)
+	s.router.Post(reviewsAuthz+"selfsubjectaccessreviews", s.handleSelfSubjectAccessReview)
+	s.router.Post(reviewsAuthz+"selfsubjectrulesreviews", s.handleSelfSubjectRulesReview)
+	s.router.Post(reviewsAuthz+"subjectaccessreviews", s.handleSubjectAccessReview)
+}
+
+// requestUser is the request's user; a server without authentication
+// serves everyone as system:anonymous.
+func requestUser(r *http.Request) *engine.User {
+	if u, ok := engine.UserFrom(r.Context()); ok {
+		return u
+	}
+	return anonymousUser
+}
+
+// authorizer is the server's authorizer, AlwaysAllow when none is set.
+func (s *Server) authorizer() authz.Authorizer {
+	if s.authz == nil {
+		return authz.AlwaysAllow{}
+	}
+	return s.authz
+}
+
+func (s *Server) handleSelfSubjectReview(w http.ResponseWriter, r *http.Request) {
+	var review authenticationv1.SelfSubjectReview
+	if err := readReview(r, &review); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	u := requestUser(r)
+	review.Status.UserInfo = authenticationv1.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
+	for k, v := range u.Extra {
+		if review.Status.UserInfo.Extra == nil {
+			review.Status.UserInfo.Extra = map[string]authenticationv1.ExtraValue{}
+		}
+		review.Status.UserInfo.Extra[k] = v
+	}
+	review.APIVersion, review.Kind = "authentication.k8s.io/v1", "SelfSubjectReview"
+	writeJSON(w, http.StatusCreated, review)
+}
+
+func (s *Server) handleSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request) {
+	var review authorizationv1.SelfSubjectAccessReview
+	if err := readReview(r, &review); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	a, err := reviewAttributes(review.Spec.ResourceAttributes, review.Spec.NonResourceAttributes)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	a.User = requestUser(r)
+	review.Status = s.review(r, a)
+	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SelfSubjectAccessReview"
+	writeJSON(w, http.StatusCreated, review)
+}
+
+func (s *Server) handleSubjectAccessReview(w http.ResponseWriter, r *http.Request) {
+	var review authorizationv1.SubjectAccessReview
+	if err := readReview(r, &review); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	a, err := reviewAttributes(review.Spec.ResourceAttributes, review.Spec.NonResourceAttributes)
+	if err == nil && review.Spec.User == "" && len(review.Spec.Groups) == 0 {
+		err = reviewInvalid("SubjectAccessReview", "spec.user", "at least one of user or group must be specified")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	a.User = &engine.User{Name: review.Spec.User, UID: review.Spec.UID, Groups: review.Spec.Groups}
+	for k, v := range review.Spec.Extra {
+		if a.User.Extra == nil {
+			a.User.Extra = map[string][]string{}
+		}
+		a.User.Extra[k] = v
+	}
+	review.Status = s.review(r, a)
+	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SubjectAccessReview"
+	writeJSON(w, http.StatusCreated, review)
+}
+
+func (s *Server) handleSelfSubjectRulesReview(w http.ResponseWriter, r *http.Request) {
+	var review authorizationv1.SelfSubjectRulesReview
+	if err := readReview(r, &review); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	resolver, ok := s.authorizer().(authz.RuleResolver)
+	if !ok {
+		review.Status.Incomplete = true
+		review.Status.EvaluationError = "the authorizer cannot list rules"
+	} else {
+		res, nonRes, incomplete := resolver.RulesFor(requestUser(r), review.Spec.Namespace)
+		review.Status.Incomplete = incomplete
+		review.Status.ResourceRules = make([]authorizationv1.ResourceRule, 0, len(res))
+		for _, rule := range res {
+			review.Status.ResourceRules = append(review.Status.ResourceRules, authorizationv1.ResourceRule(rule))
+		}
+		review.Status.NonResourceRules = make([]authorizationv1.NonResourceRule, 0, len(nonRes))
+		for _, rule := range nonRes {
+			review.Status.NonResourceRules = append(review.Status.NonResourceRules, authorizationv1.NonResourceRule(rule))
+		}
+	}
+	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SelfSubjectRulesReview"
+	writeJSON(w, http.StatusCreated, review)
+}
+
+// review asks the authorizer about a.
+func (s *Server) review(r *http.Request, a authz.Attributes) authorizationv1.SubjectAccessReviewStatus {
+	d, reason, err := s.authorizer().Authorize(r.Context(), a)
+	st := authorizationv1.SubjectAccessReviewStatus{Allowed: d == authz.DecisionAllow, Denied: d == authz.DecisionDeny, Reason: reason}
+	if err != nil {
+		st.EvaluationError = err.Error()
+	}
+	return st
+}
+
+// reviewAttributes turns a review's spec into attributes. Errors: Invalid
+// unless exactly one of the two is given.
+func reviewAttributes(res *authorizationv1.ResourceAttributes, nonRes *authorizationv1.NonResourceAttributes) (authz.Attributes, error) {
+	switch {
+	case res != nil && nonRes == nil:
+		return authz.Attributes{ResourceRequest: true, Verb: res.Verb, Namespace: res.Namespace, APIGroup: res.Group,
+			APIVersion: res.Version, Resource: res.Resource, Subresource: res.Subresource, Name: res.Name}, nil
+	case nonRes != nil && res == nil:
+		return authz.Attributes{Verb: nonRes.Verb, Path: nonRes.Path}, nil
+	}
+	return authz.Attributes{}, reviewInvalid("SubjectAccessReview", "spec.resourceAttributes",
+		"exactly one of nonResourceAttributes or resourceAttributes must be specified")
+}
+
+func reviewInvalid(kind, path, msg string) error {
+	return engine.NewInvalid("authorization.k8s.io", kind, "", []engine.FieldError{{Type: engine.CauseInvalid, Path: path, Message: "Invalid value: " + msg}})
+}
+
+// readReview decodes a review body (JSON, YAML or kubectl's protobuf).
+func readReview(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return engine.Errorf(engine.CodeBadRequest, "invalid review: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/authz"
+)
+
+// Authenticator finds who a request comes from (see package authn): ok is
+// false when it carries no credentials, err set when they are wrong.
+type Authenticator interface {
+	Authenticate(r *http.Request) (u *engine.User, ok bool, err error)
+}
+
+// errUnauthorized is kube-apiserver's answer to a request it cannot
+// authenticate.
+var errUnauthorized = &engine.Error{Code: engine.CodeUnauthorized, Message: "Unauthorized"}
+
+// anonymousUser is who a request without credentials is, when allowed.
+var anonymousUser = &engine.User{Name: engine.UserAnonymous, Groups: []string{engine.GroupUnauthenticated}}
+
+// authenticate puts the request's user in its context. A request without
+// credentials is anonymous when anonymous requests are allowed (or no
+// authenticator is configured), and refused with 401 otherwise; wrong
+// credentials are always refused. The health endpoints stay open. A
+// server with neither authenticator nor authorizer (a private one, on a
+// loopback address) skips this stage.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	if s.authn == nil && s.authz == nil {
+		return next
+	}
+	if s.authn == nil {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(engine.WithUser(r.Context(), anonymousUser)))
+		})
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, ok, err := s.authn.Authenticate(r)
+		switch {
+		case ok:
+			r.Header.Del("Authorization") // as kube: no handler sees the credentials
+		case openPath(r.URL.Path):
+		case err == nil && s.anonymous:
+			u = anonymousUser
+		default:
+			if err != nil {
+				s.logger.Debug("authentication failed", "path", r.URL.Path, "err", err)
+			}
+			s.writeError(w, r, errUnauthorized)
+			return
+		}
+		if u != nil {
+			r = r.WithContext(engine.WithUser(r.Context(), u))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authorize asks the authorizer whether the user may do what the request
+// asks, and answers 403 when not. A watch is authorized once, at its start.
+func (s *Server) authorize(next http.Handler) http.Handler {
+	if s.authz == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if openPath(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		a := attributesOf(r)
+		d, reason, err := s.authz.Authorize(r.Context(), a)
+		if err != nil {
+			s.logger.Warn("authorization failed", "path", r.URL.Path, "err", err)
+		}
+		if d != authz.DecisionAllow {
+			s.writeError(w, r, authz.Forbidden(a, reason))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// attributesOf are the request's attributes for the authorizer.
+func attributesOf(r *http.Request) authz.Attributes {
+	info := requestInfoFrom(r)
+	u, _ := engine.UserFrom(r.Context())
+	return authz.Attributes{User: u, Verb: info.Verb, ResourceRequest: info.IsResourceRequest, Namespace: info.Namespace,
+		APIGroup: info.APIGroup, APIVersion: info.APIVersion, Resource: info.Resource, Subresource: info.Subresource,
+		Name: info.Name, Path: info.Path}
+}
+
+// openPath reports whether a path is a health endpoint, served to anyone
+// who can reach the port, as load balancers and kubelets probe them.
+func openPath(p string) bool {
+	for _, open := range [...]string{"/healthz", "/livez", "/readyz"} {
+		if p == open || strings.HasPrefix(p, open+"/") {
+			return true
+		}
+	}
+	return false
+}
