@@ -3,6 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"time"
+
+	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
+	"github.com/dynapi/dynapi/engine/rbac"
 
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/resource"
@@ -24,5 +29,42 @@ func (m *Main) secure(ctx context.Context, service *resource.Service, opts *http
 	} else {
 		m.Logger.Warn("no authentication configured: every request is served as system:anonymous")
 	}
+	if sec.AuthorizationMode != modeRBAC {
+		return nil
+	}
+	index, err := m.startRBAC(ctx, service)
+	if err != nil {
+		return err
+	}
+	opts.Authorizer = index
 	return nil
+}
+
+// rbacSyncTimeout bounds the first listing of the RBAC objects at start.
+const rbacSyncTimeout = 30 * time.Second
+
+// startRBAC creates the bootstrap roles and those of
+// --authorization-policy-file, starts following the RBAC objects, waits
+// until they are listed, and guards Role and binding writes against
+// escalation.
+func (m *Main) startRBAC(ctx context.Context, service *resource.Service) (*rbacauthz.Index, error) {
+	var policy []byte
+	if path := m.Config.Security.AuthorizationPolicyFile; path != "" {
+		var err error
+		if policy, err = os.ReadFile(path); err != nil {
+			return nil, fmt.Errorf("--authorization-policy-file: %w", err)
+		}
+	}
+	if err := rbacauthz.Bootstrap(ctx, service, m.reloader.Load(), policy); err != nil {
+		return nil, err
+	}
+	index := rbacauthz.New(service, m.reloader, m.Logger)
+	m.stopRBAC = runUntilStopped(ctx, index.Run)
+	waitCtx, cancel := context.WithTimeout(ctx, rbacSyncTimeout)
+	defer cancel()
+	if err := index.WaitSynced(waitCtx); err != nil {
+		return nil, err
+	}
+	rbac.Guard(service, index)
+	return index, nil
 }

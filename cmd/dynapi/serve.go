@@ -49,6 +49,7 @@ type Main struct {
 	stopIndexer context.CancelFunc
 	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
 	stopNSs     func() // stops the namespace finalizer and waits for it
+	stopRBAC    func() // stops following the RBAC objects
 	http        *http.Server
 	tlsConfig   *tls.Config // asks clients for certificates, with --client-ca-file
 	listener    net.Listener
@@ -172,6 +173,9 @@ func (m *Main) Close() error {
 	}
 	if m.stopNSs != nil {
 		m.stopNSs()
+	}
+	if m.stopRBAC != nil {
+		m.stopRBAC()
 	}
 	if m.stopReload != nil {
 		m.stopReload()

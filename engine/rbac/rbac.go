@@ -1,7 +1,7 @@
-// Package rbac holds the strategies of rbac.authorization.k8s.io's
-// bindings: a RoleBinding's or ClusterRoleBinding's roleRef cannot change,
-// as in kube-apiserver. Roles and bindings are stored now; authorization
-// that enforces them comes later.
+// Package rbac holds the strategies of rbac.authorization.k8s.io's kinds:
+// a RoleBinding's or ClusterRoleBinding's roleRef cannot change, and, once
+// RBAC authorizes (Guard), no Role or binding may grant more than its
+// writer holds, as in kube-apiserver. The authorizer is authz/rbac.
 package rbac
 
 import (
@@ -24,15 +24,16 @@ var (
 )
 
 // Binding is the strategy of RoleBindings and ClusterRoleBindings.
-type Binding struct{ resource.CustomResource }
+type Binding struct {
+	resource.CustomResource
+	escalation Escalation
+}
 
 var _ resource.Strategy = Binding{}
 
-// Register makes service serve the bindings with their strategy.
-func Register(service *resource.Service) {
-	service.Register(RoleBindings, Binding{})
-	service.Register(ClusterRoleBindings, Binding{})
-}
+// Register makes service serve the RBAC kinds with their strategies,
+// without the escalation check (which Guard adds).
+func Register(service *resource.Service) { Guard(service, nil) }
 
 // AllowUnconditionalUpdate is true, as for kube-apiserver's RBAC kinds.
 func (Binding) AllowUnconditionalUpdate() bool { return true }

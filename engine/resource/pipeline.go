@@ -2,6 +2,15 @@ package resource
 
 import "context"
 
+// WriteAuthorizer is a Strategy that checks who may write what the
+// object says, beyond the authorization of the request (RBAC's
+// escalation check: a Role may not grant more than its writer holds).
+type WriteAuthorizer interface {
+	// AuthorizeWrite refuses w (valid by then), with w.Context()
+	// carrying the user. Errors: Forbidden.
+	AuthorizeWrite(w *Write) error
+}
+
 // The write pipeline: create, update, patch, /status, /finalize and delete
 // run one ordered list of stages over a Write, as kube-apiserver's
 // registry runs its REST hooks. A new stage (managedFields, CEL,
@@ -28,6 +37,7 @@ var stages = []stage{
 	{"admit", writes, admitStage}, // prune, default, validate with ratcheting
 	{"managedFields", writes, managedFields},
 	{"strategyValidation", writes, validateByStrategy},
+	{"authorizeWrite", writes, authorizeByStrategy},
 	{"generation", UpdateOperation, generation},
 }
 
@@ -35,6 +45,7 @@ var stages = []stage{
 // (unless dry run) and returns the answer.
 func (s *Service) run(ctx context.Context, w *Write) (writeResult, error) {
 	w.strategy = s.Strategy(w.Target.Resource.GroupResource())
+	w.ctx = ctx
 	for _, st := range stages {
 		if st.ops&w.Operation == 0 {
 			continue

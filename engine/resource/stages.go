@@ -124,6 +124,14 @@ func validateByStrategy(_ *Service, w *Write) error {
 	return nil
 }
 
+// authorizeByStrategy runs the strategy's WriteAuthorizer, if it has one.
+func authorizeByStrategy(_ *Service, w *Write) error {
+	if a, ok := w.strategy.(WriteAuthorizer); ok {
+		return a.AuthorizeWrite(w)
+	}
+	return nil
+}
+
 // generation increments metadata.generation when anything but metadata
 // (and status, when it has its own subresource) changed.
 func generation(_ *Service, w *Write) error {

@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tidwall/sjson"
@@ -40,10 +41,11 @@ type Write struct {
 	Warnings []string
 
 	strategy Strategy
-	stored   engine.Object // the row Old was read from
-	oldHub   []byte        // Old in the hub version: what toStorage needs of it
-	patched  bool          // Object comes from a patch: decoded already
-	rv       int64         // the resourceVersion an update is based on
+	ctx      context.Context // the request's: who writes
+	stored   engine.Object   // the row Old was read from
+	oldHub   []byte          // Old in the hub version: what toStorage needs of it
+	patched  bool            // Object comes from a patch: decoded already
+	rv       int64           // the resourceVersion an update is based on
 	delete   DeleteOptions
 	pending  bool // delete: the object stays, marked, while finalizers remain
 	result   writeResult
@@ -60,6 +62,15 @@ type Write struct {
 type writeResult struct {
 	object  []byte // in the target's version
 	pending bool
+}
+
+// Context is the context of the request the write serves, which carries
+// the user who writes (engine.UserFrom).
+func (w *Write) Context() context.Context {
+	if w.ctx == nil {
+		return context.Background()
+	}
+	return w.ctx
 }
 
 // Drop removes field (a gjson path) from w.Object.

@@ -1,0 +1,138 @@
+package rbac
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/authz"
+)
+
+var (
+	_ authz.Authorizer   = (*Index)(nil)
+	_ authz.RuleResolver = (*Index)(nil)
+)
+
+// Authorize allows a when the user is in system:masters or a rule bound
+// to the user, one of its groups or (as a ServiceAccount) its name allows
+// it; cluster-wide bindings count everywhere, a RoleBinding in its
+// namespace. It never denies outright: no rule is no opinion, as in kube.
+func (x *Index) Authorize(_ context.Context, a authz.Attributes) (authz.Decision, string, error) {
+	if a.User == nil {
+		return authz.DecisionNoOpinion, "", nil
+	}
+	if a.User.InGroup(engine.GroupMasters) {
+		return authz.DecisionAllow, "", nil
+	}
+	if by, ok := x.policy.Load().authorize(&a); ok {
+		return authz.DecisionAllow, "RBAC: allowed by " + by, nil
+	}
+	return authz.DecisionNoOpinion, "", nil
+}
+
+// RulesFor lists u's rules in namespace, for SelfSubjectRulesReview.
+func (x *Index) RulesFor(u *engine.User, namespace string) ([]authz.ResourceRule, []authz.NonResourceRule, bool) {
+	p := x.policy.Load()
+	rules := p.rulesFor(u, namespace)
+	if u.InGroup(engine.GroupMasters) {
+		all := []string{"*"}
+		rules = append([]rbacv1.PolicyRule{{Verbs: all, APIGroups: all, Resources: all}, {Verbs: all, NonResourceURLs: all}}, rules...)
+	}
+	var res []authz.ResourceRule
+	var nonRes []authz.NonResourceRule
+	for _, r := range rules {
+		if len(r.Resources) > 0 {
+			res = append(res, authz.ResourceRule{Verbs: r.Verbs, APIGroups: r.APIGroups, Resources: r.Resources, ResourceNames: r.ResourceNames})
+		}
+		if len(r.NonResourceURLs) > 0 {
+			nonRes = append(nonRes, authz.NonResourceRule{Verbs: r.Verbs, NonResourceURLs: r.NonResourceURLs})
+		}
+	}
+	return res, nonRes, p.missing[""] || p.missing[namespace]
+}
+
+// CheckRole refuses a Role or ClusterRole (resource "roles" or
+// "clusterroles") that grants more than the writing user holds, as
+// kube-apiserver does: unless the user may "escalate" it, every rule must
+// be covered by the user's own rules in namespace ("" for a ClusterRole);
+// an aggregationRule needs the escalate permission. A write with no user
+// (the server's own) passes. Errors: Forbidden.
+func (x *Index) CheckRole(ctx context.Context, resource, namespace, name string, rules []rbacv1.PolicyRule, aggregated bool) error {
+	u, ok := engine.UserFrom(ctx)
+	if !ok || x.may(ctx, u, "escalate", resource, namespace, name) {
+		return nil
+	}
+	if aggregated {
+		return forbidden(resource, name, "must have cluster-admin privileges to use an aggregationRule")
+	}
+	return x.confirmNoEscalation(u, resource, namespace, name, rules)
+}
+
+// CheckBinding refuses a RoleBinding or ClusterRoleBinding of a role
+// whose rules the writing user does not hold, unless the user may "bind"
+// that role. Errors: Forbidden; NotFound-like Forbidden when the role
+// does not exist.
+func (x *Index) CheckBinding(ctx context.Context, resource, namespace, name string, ref rbacv1.RoleRef) error {
+	u, ok := engine.UserFrom(ctx)
+	if !ok {
+		return nil
+	}
+	roleResource := "clusterroles"
+	if ref.Kind == "Role" {
+		roleResource = "roles"
+	}
+	if x.may(ctx, u, "bind", roleResource, namespace, ref.Name) {
+		return nil
+	}
+	rules, found := x.policy.Load().RoleRules(namespace, ref)
+	if !found {
+		return forbidden(resource, name, fmt.Sprintf("%s.%s %q not found", strings.ToLower(ref.Kind), Group, ref.Name))
+	}
+	return x.confirmNoEscalation(u, resource, namespace, name, rules)
+}
+
+// may reports whether u may verb the role (bind, escalate).
+func (x *Index) may(ctx context.Context, u *engine.User, verb, resource, namespace, name string) bool {
+	d, _, _ := x.Authorize(ctx, authz.Attributes{User: u, Verb: verb, ResourceRequest: true, APIGroup: Group,
+		APIVersion: "v1", Resource: resource, Namespace: namespace, Name: name})
+	return d == authz.DecisionAllow
+}
+
+func (x *Index) confirmNoEscalation(u *engine.User, resource, namespace, name string, rules []rbacv1.PolicyRule) error {
+	if u.InGroup(engine.GroupMasters) {
+		return nil
+	}
+	missing := Uncovered(x.policy.Load().rulesFor(u, namespace), rules)
+	if len(missing) == 0 {
+		return nil
+	}
+	parts := make([]string, len(missing))
+	for i, r := range missing {
+		parts[i] = compactRule(r)
+	}
+	return forbidden(resource, name, fmt.Sprintf("user %q (groups=%q) is attempting to grant RBAC permissions not currently held:\n%s",
+		u.Name, u.Groups, strings.Join(parts, "\n")))
+}
+
+// compactRule prints a rule as kube's CompactString does.
+func compactRule(r rbacv1.PolicyRule) string {
+	var parts []string
+	add := func(name string, values []string) {
+		if len(values) > 0 {
+			parts = append(parts, fmt.Sprintf("%s:%q", name, values))
+		}
+	}
+	add("APIGroups", r.APIGroups)
+	add("Resources", r.Resources)
+	add("ResourceNames", r.ResourceNames)
+	add("NonResourceURLs", r.NonResourceURLs)
+	add("Verbs", r.Verbs)
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func forbidden(resource, name, why string) error {
+	return authz.ForbiddenError(Group, resource, name, true, why)
+}
