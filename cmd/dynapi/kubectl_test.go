@@ -13,6 +13,7 @@ type kubectl struct {
 	t      *testing.T
 	server string
 	home   string
+	extra  []string // flags given to every command (credentials)
 }
 
 func (k kubectl) run(args ...string) string {
@@ -25,7 +26,7 @@ func (k kubectl) run(args ...string) string {
 }
 
 func (k kubectl) exec(args ...string) (string, error) {
-	args = append([]string{"--server=" + k.server, "--cache-dir=" + k.home + "/cache"}, args...)
+	args = append(append([]string{"--server=" + k.server, "--cache-dir=" + k.home + "/cache"}, k.extra...), args...)
 	cmd := exec.Command("kubectl", args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.home+"/none", "HOME="+k.home)
 	out, err := cmd.CombinedOutput()
