@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -47,15 +48,18 @@ type Index struct {
 }
 
 // kinds are the followed resources, with how to keep an object of each.
-var kinds = []struct {
-	resource string
-	set      func(o *objects, key string, body []byte) error
-	del      func(o *objects, key string)
-}{
-	{"roles", func(o *objects, k string, b []byte) error { return decodeInto(o.roles, k, b) }, func(o *objects, k string) { delete(o.roles, k) }},
-	{"clusterroles", func(o *objects, k string, b []byte) error { return decodeInto(o.clusterRoles, k, b) }, func(o *objects, k string) { delete(o.clusterRoles, k) }},
-	{"rolebindings", func(o *objects, k string, b []byte) error { return decodeInto(o.roleBindings, k, b) }, func(o *objects, k string) { delete(o.roleBindings, k) }},
-	{"clusterrolebindings", func(o *objects, k string, b []byte) error { return decodeInto(o.clusterRoleBindings, k, b) }, func(o *objects, k string) { delete(o.clusterRoleBindings, k) }},
+var kinds = []kindOf{
+	{"roles", "Role", func(o *objects, k string, b []byte) error { return decodeInto(o.roles, k, b) }, func(o *objects, k string) { delete(o.roles, k) }},
+	{"clusterroles", "ClusterRole", func(o *objects, k string, b []byte) error { return decodeInto(o.clusterRoles, k, b) }, func(o *objects, k string) { delete(o.clusterRoles, k) }},
+	{"rolebindings", "RoleBinding", func(o *objects, k string, b []byte) error { return decodeInto(o.roleBindings, k, b) }, func(o *objects, k string) { delete(o.roleBindings, k) }},
+	{"clusterrolebindings", "ClusterRoleBinding", func(o *objects, k string, b []byte) error { return decodeInto(o.clusterRoleBindings, k, b) }, func(o *objects, k string) { delete(o.clusterRoleBindings, k) }},
+}
+
+// kindOf is one followed kind.
+type kindOf struct {
+	resource, kind string
+	set            func(o *objects, key string, body []byte) error
+	del            func(o *objects, key string)
 }
 
 func decodeInto[T any](m map[string]*T, key string, body []byte) error {
@@ -212,4 +216,30 @@ func objectKey(body []byte) string {
 	}
 	_ = json.Unmarshal(body, &m) // stored objects are valid JSON
 	return m.Metadata.Namespace + "/" + m.Metadata.Name
+}
+
+// Static returns an Index holding the RBAC objects docs (JSON, each with
+// its kind), not following any store: for tests and benchmarks. Errors:
+// BadRequest for a document that is not an RBAC object.
+func Static(docs ...[]byte) (*Index, error) {
+	x := New(nil, nil, slog.New(slog.DiscardHandler))
+	listed := make([]map[string][]byte, len(kinds))
+	for i := range listed {
+		listed[i] = map[string][]byte{}
+	}
+	for _, d := range docs {
+		var m struct{ Kind string }
+		if err := json.Unmarshal(d, &m); err != nil {
+			return nil, engine.Errorf(engine.CodeBadRequest, "decode RBAC object: %v", err)
+		}
+		i := slices.IndexFunc(kinds, func(k kindOf) bool { return k.kind == m.Kind })
+		if i < 0 {
+			return nil, engine.Errorf(engine.CodeBadRequest, "%q is not an RBAC kind", m.Kind)
+		}
+		listed[i][objectKey(d)] = d
+	}
+	for i := range kinds {
+		x.replace(i, listed[i])
+	}
+	return x, nil
 }
