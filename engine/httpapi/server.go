@@ -49,6 +49,11 @@ type Options struct {
 	Anonymous bool
 	// Authorizer decides what each user may do; nil allows everything.
 	Authorizer authz.Authorizer
+	// MaxRequestsInflight and MaxMutatingInflight bound the requests
+	// served at once (0: no bound), kube-apiserver's
+	// --max-requests-inflight and --max-mutating-requests-inflight.
+	MaxRequestsInflight int
+	MaxMutatingInflight int
 }
 
 // Server is the HTTP API. Build it with New.
@@ -65,13 +70,16 @@ type Server struct {
 	authn     Authenticator
 	anonymous bool
 	authz     authz.Authorizer
+	readOnly  *inflight
+	mutating  *inflight
 }
 
 // New returns a Server.
 func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, logger: opts.Logger,
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
-		authn: opts.Authenticator, anonymous: opts.Anonymous, authz: opts.Authorizer}
+		authn: opts.Authenticator, anonymous: opts.Anonymous, authz: opts.Authorizer,
+		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight)}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
@@ -100,7 +108,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // refuse is counted too.
 func (s *Server) routes() {
 	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument,
-		s.authenticate, s.authorize)
+		s.authenticate, s.authorize, s.limit)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))

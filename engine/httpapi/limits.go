@@ -1,0 +1,94 @@
+package httpapi
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// errTooMany is kube-apiserver's answer when too many requests are in
+// flight; client-go waits Retry-After and retries.
+var errTooMany = &engine.Error{Code: engine.CodeTooManyRequests, RetryAfterSeconds: 1,
+	Message: "Too many requests, please try again later."}
+
+// inflight bounds the requests of one kind (mutating or not) served at
+// once, as kube-apiserver's --max-requests-inflight, and what one user
+// may hold of them: half, so that a client flooding the server leaves the
+// other half to everyone else. A request over either bound is refused at
+// once with 429 rather than queued: a client that retries after
+// Retry-After is the queue.
+type inflight struct {
+	slots   chan struct{}
+	perUser int
+
+	mu     sync.Mutex
+	byUser map[string]int
+}
+
+func newInflight(limit int) *inflight {
+	if limit <= 0 {
+		return nil
+	}
+	return &inflight{slots: make(chan struct{}, limit), perUser: max(1, limit/2), byUser: map[string]int{}}
+}
+
+// acquire takes a slot for user; release gives it back.
+func (l *inflight) acquire(user string) (release func(), ok bool) {
+	l.mu.Lock()
+	if l.byUser[user] >= l.perUser {
+		l.mu.Unlock()
+		return nil, false
+	}
+	l.byUser[user]++
+	l.mu.Unlock()
+	select {
+	case l.slots <- struct{}{}:
+		return func() { <-l.slots; l.done(user) }, true
+	default:
+		l.done(user)
+		return nil, false
+	}
+}
+
+func (l *inflight) done(user string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byUser[user]--; l.byUser[user] <= 0 {
+		delete(l.byUser, user)
+	}
+}
+
+// limit holds requests to the in-flight limits. Watches (long-running),
+// the health endpoints and system:masters are exempt, as in kube.
+func (s *Server) limit(next http.Handler) http.Handler {
+	if s.readOnly == nil && s.mutating == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := requestInfoFrom(r)
+		l := s.readOnly
+		switch info.Verb {
+		case "watch":
+			l = nil
+		case "create", "update", "patch", "delete", "deletecollection", "post", "put":
+			l = s.mutating
+		}
+		u, _ := engine.UserFrom(r.Context())
+		if l == nil || openPath(r.URL.Path) || (u != nil && u.InGroup(engine.GroupMasters)) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		name := ""
+		if u != nil {
+			name = u.Name
+		}
+		release, ok := l.acquire(name)
+		if !ok {
+			s.writeError(w, r, errTooMany)
+			return
+		}
+		defer release()
+		next.ServeHTTP(w, r)
+	})
+}

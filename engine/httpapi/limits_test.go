@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// A client flooding the server gets 429 with Retry-After once it holds
+// its share; another user is still served; watches and system:masters
+// are not counted.
+func TestInflightLimits(t *testing.T) {
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("block") != "" {
+			started.Done()
+			<-release
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	s := &Server{logger: slog.New(slog.DiscardHandler), readOnly: newInflight(4), mutating: newInflight(2)}
+	h := withRequestInfo(s.limit(handler))
+	serve := func(user, method, target string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, target, nil)
+		if user != "" {
+			groups := []string{engine.GroupAuthenticated}
+			if user == "root" {
+				groups = append(groups, engine.GroupMasters)
+			}
+			r = r.WithContext(engine.WithUser(r.Context(), &engine.User{Name: user, Groups: groups}))
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	const list = "/api/v1/namespaces/default/configmaps"
+	var done sync.WaitGroup
+	for range 2 { // alice holds her share: half of 4
+		started.Add(1)
+		done.Add(1)
+		go func() { defer done.Done(); serve("alice", "GET", list+"?block=1") }()
+	}
+	started.Wait()
+	w := serve("alice", "GET", list)
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" ||
+		gjson.Get(w.Body.String(), "reason").String() != "TooManyRequests" ||
+		gjson.Get(w.Body.String(), "message").String() != "Too many requests, please try again later." {
+		t.Fatalf("alice over her share: %d %v %s", w.Code, w.Header(), w.Body)
+	}
+	for _, c := range []struct{ user, method, target string }{
+		{"bob", "GET", list},                   // another user
+		{"alice", "POST", list},                // mutating requests have their own bound
+		{"alice", "GET", list + "?watch=true"}, // long-running
+		{"root", "GET", list},                  // system:masters
+		{"alice", "GET", "/readyz"},            // health
+	} {
+		if w := serve(c.user, c.method, c.target); w.Code != http.StatusOK {
+			t.Errorf("%s %s %s: %d %s", c.user, c.method, c.target, w.Code, w.Body)
+		}
+	}
+	for range 2 { // bob takes the rest: the server is full
+		started.Add(1)
+		done.Add(1)
+		go func() { defer done.Done(); serve("bob", "GET", list+"?block=1") }()
+	}
+	started.Wait()
+	if w := serve("carol", "GET", list); w.Code != http.StatusTooManyRequests {
+		t.Errorf("carol with the server full: %d", w.Code)
+	}
+	close(release)
+	done.Wait()
+	if w := serve("alice", "GET", list); w.Code != http.StatusOK {
+		t.Errorf("alice after the flood: %d", w.Code)
+	}
+}
