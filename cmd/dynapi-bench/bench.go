@@ -35,7 +35,7 @@ func newBench(cfg config, cl *cluster, progress io.Writer) (*bench, error) {
 	b.rawCPU = b.cpu.withoutServers()
 	transport := newTransport(cfg.Clients)
 	for _, s := range cl.servers {
-		c, err := newServerClient(s.url, transport)
+		c, err := newServerClient(s.url, cfg.Token, transport)
 		if err != nil {
 			return nil, err
 		}

@@ -19,14 +19,16 @@ type client struct {
 	base string       // server URL, without a trailing slash
 	wire *wire        // requests
 	http *http.Client // watches, which stream
+	// token is the bearer token of every request ("" none).
+	token string
 }
 
-func newServerClient(base string, transport http.RoundTripper) (client, error) {
-	w, err := newWire(base)
+func newServerClient(base, token string, transport http.RoundTripper) (client, error) {
+	w, err := newWire(base, token)
 	if err != nil {
 		return client{}, err
 	}
-	return client{base: base, wire: w, http: &http.Client{Transport: transport}}, nil
+	return client{base: base, wire: w, http: &http.Client{Transport: transport}, token: token}, nil
 }
 
 // newTransport keeps a connection per watch open to each server.

@@ -29,6 +29,9 @@ type config struct {
 	Servers     []string
 	Phases      map[string]bool
 	JSON        bool
+	// Token is sent as a bearer token with every request; servers the tool
+	// starts then authenticate it and authorize with RBAC.
+	Token string
 }
 
 // parseConfig reads the flags.
@@ -45,6 +48,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&servers, "servers", "", "comma-separated URLs of running dynapi servers on loopback; empty: start two")
 	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "comma-separated phases to run")
 	fs.BoolVar(&c.JSON, "json", false, "print the results as JSON")
+	fs.StringVar(&c.Token, "token", "", "bearer token sent with every request; the servers the tool starts authenticate it\n"+
+		"(--token-auth-file) and authorize it with RBAC through a ClusterRoleBinding to cluster-admin")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

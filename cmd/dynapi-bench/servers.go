@@ -26,7 +26,8 @@ type cluster struct {
 	databaseURL string    // "" when neither given nor started: no baseline
 	servers     []*server // the first takes the load; the second watches too
 	pg          *pgserver.Server
-	tmp         string // binary, logs and private database; removed by close
+	tmp         string   // binary, logs and private database; removed by close
+	security    []string // the servers' authentication and authorization flags
 }
 
 // server is one dynapi server; cmd is nil for a server the tool did not start.
@@ -52,6 +53,11 @@ func startCluster(ctx context.Context, cfg config, progress io.Writer) (*cluster
 	var err error
 	if c.tmp, err = os.MkdirTemp("", "dynapi-bench-"); err != nil {
 		return nil, err
+	}
+	if cfg.Token != "" {
+		if c.security, err = securityFlags(c.tmp, cfg.Token); err != nil {
+			return nil, errors.Join(err, c.close())
+		}
 	}
 	if err := c.start(ctx, progress); err != nil {
 		return nil, errors.Join(err, c.close())
@@ -80,7 +86,7 @@ func (c *cluster) start(ctx context.Context, progress io.Writer) error {
 		c.databaseURL = c.pg.URL()
 	}
 	for i := range 2 {
-		s, err := startServer(ctx, serverName(i), bin, root, c.databaseURL, c.tmp)
+		s, err := startServer(ctx, serverName(i), bin, root, c.databaseURL, c.tmp, c.security)
 		if s != nil {
 			c.servers = append(c.servers, s)
 		}
@@ -130,7 +136,7 @@ func goCommand(ctx context.Context, dir string, args ...string) error {
 
 // startServer runs the dynapi binary on a free loopback port and waits
 // until it is ready. Its output goes to a log file in dir.
-func startServer(ctx context.Context, name, bin, root, databaseURL, dir string) (*server, error) {
+func startServer(ctx context.Context, name, bin, root, databaseURL, dir string, security []string) (*server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -141,8 +147,9 @@ func startServer(ctx context.Context, name, bin, root, databaseURL, dir string) 
 		return nil, err
 	}
 	defer logFile.Close() // the child has its own descriptor
-	s.cmd = exec.Command(bin, "--listen", addr, "--database-url", databaseURL,
-		"--schemas", filepath.Join(root, "schemas"), "--conversions", filepath.Join(root, "conversions"))
+	args := append([]string{"--listen", addr, "--database-url", databaseURL,
+		"--schemas", filepath.Join(root, "schemas"), "--conversions", filepath.Join(root, "conversions")}, security...)
+	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start dynapi %s: %w", name, err)
@@ -167,7 +174,7 @@ func freeAddr() (string, error) {
 
 // waitReady polls /readyz until it answers 200.
 func (s *server) waitReady(ctx context.Context) error {
-	c, err := newServerClient(s.url, http.DefaultTransport)
+	c, err := newServerClient(s.url, "", http.DefaultTransport)
 	if err != nil {
 		return err
 	}
@@ -235,4 +242,26 @@ func (c *cluster) describeDatabase() string {
 		return "-database-url"
 	}
 	return "unknown (-servers without -database-url: no baseline)"
+}
+
+// benchPolicy binds the tool's user to cluster-admin through RBAC, so
+// that every request is authorized by a rule, not by system:masters.
+const benchPolicy = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: dynapi-bench}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: dynapi-bench}]
+`
+
+// securityFlags writes a token file and an RBAC policy for token into dir
+// and returns the server flags that use them.
+func securityFlags(dir, token string) ([]string, error) {
+	tokens, policy := filepath.Join(dir, "tokens.csv"), filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(tokens, []byte(token+",dynapi-bench,bench\n"), 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(policy, []byte(benchPolicy), 0o600); err != nil {
+		return nil, err
+	}
+	return []string{"--token-auth-file", tokens, "--authorization-mode", "RBAC", "--authorization-policy-file", policy}, nil
 }

@@ -96,6 +96,9 @@ func openWatch(ctx context.Context, cl client, collection, rv string, clock *wri
 		cancel()
 		return nil, err
 	}
+	if cl.token != "" {
+		req.Header.Set("Authorization", "Bearer "+cl.token)
+	}
 	resp, err := cl.http.Do(req)
 	if err == nil && resp.StatusCode != http.StatusOK {
 		resp.Body.Close()

@@ -26,6 +26,7 @@ import (
 type wire struct {
 	host string         // host:port, dialled and sent as Host
 	idle chan *wireConn // connections free for the next request
+	auth string         // the Authorization header line, if any
 }
 
 // wireConn is one connection with its read buffer.
@@ -41,12 +42,16 @@ type wireConn struct {
 // per concurrent client is enough; more are closed after use.
 const maxIdle = 256
 
-func newWire(base string) (*wire, error) {
+func newWire(base, token string) (*wire, error) {
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme != "http" {
 		return nil, fmt.Errorf("%q: the tool speaks plain http to dynapi", base)
 	}
-	return &wire{host: u.Host, idle: make(chan *wireConn, maxIdle)}, nil
+	w := &wire{host: u.Host, idle: make(chan *wireConn, maxIdle)}
+	if token != "" {
+		w.auth = "Authorization: Bearer " + token + "\r\n"
+	}
+	return w, nil
 }
 
 // do sends one request and returns the status code and the body.
@@ -62,7 +67,7 @@ func (w *wire) do(ctx context.Context, method, path, contentType string, body []
 	// A ctx that ends (Ctrl-C, a deadline) ends the request; the
 	// connection is closed after.
 	stop := context.AfterFunc(ctx, func() { c.conn.SetDeadline(time.Unix(1, 0)) })
-	code, out, keep, err := c.roundTrip(w.host, method, path, contentType, body)
+	code, out, keep, err := c.roundTrip(w.host, w.auth, method, path, contentType, body)
 	if !stop() {
 		keep = false // its deadline is in the past
 	}
@@ -116,8 +121,8 @@ func (w *wire) put(c *wireConn) {
 
 // roundTrip writes the request and reads the response; keep says whether
 // the connection may carry another request.
-func (c *wireConn) roundTrip(host, method, path, contentType string, body []byte) (code int, out []byte, keep bool, err error) {
-	c.req = fmt.Appendf(c.req[:0], "%s %s HTTP/1.1\r\nHost: %s\r\nAccept: application/json\r\n", method, path, host)
+func (c *wireConn) roundTrip(host, auth, method, path, contentType string, body []byte) (code int, out []byte, keep bool, err error) {
+	c.req = fmt.Appendf(c.req[:0], "%s %s HTTP/1.1\r\nHost: %s\r\nAccept: application/json\r\n%s", method, path, host, auth)
 	if contentType != "" {
 		c.req = fmt.Appendf(c.req, "Content-Type: %s\r\n", contentType)
 	}

@@ -93,7 +93,7 @@ func TestWireAgainstNetHTTP(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	w, err := newWire(srv.URL)
+	w, err := newWire(srv.URL, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestWireAgainstNetHTTP(t *testing.T) {
 }
 
 func TestNewWireRefusesHTTPS(t *testing.T) {
-	if _, err := newWire("https://127.0.0.1:8443"); err == nil || !strings.Contains(err.Error(), "plain http") {
+	if _, err := newWire("https://127.0.0.1:8443", ""); err == nil || !strings.Contains(err.Error(), "plain http") {
 		t.Fatalf("error = %v, want one about plain http", err)
 	}
 }
@@ -142,7 +142,7 @@ func TestWireEndsWithContext(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	defer srv.Close()
 	defer close(release)
-	w, err := newWire(srv.URL)
+	w, err := newWire(srv.URL, "")
 	if err != nil {
 		t.Fatal(err)
 	}
