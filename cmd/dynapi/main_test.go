@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/authn"
 	"github.com/dynapi/dynapi/engine/pgserver"
 )
@@ -188,7 +189,8 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	}
 	want := Config{EventRetention: 5 * time.Minute, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
 		SchemaChangePolicy: "report", GCPercent: 200, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
-			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200}}
+			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
+			AuditLog: audit.Options{MaxSizeMB: 100, MaxBackups: 10}}}
 	if cfg != want {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
 	}

@@ -9,6 +9,7 @@ import (
 	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
 	"github.com/dynapi/dynapi/engine/rbac"
 
+	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/resource"
 )
@@ -29,6 +30,16 @@ func (m *Main) secure(ctx context.Context, service *resource.Service, opts *http
 		opts.Authenticator, opts.Anonymous, m.tlsConfig = authns, sec.AnonymousAuth, tlsConfig
 	} else {
 		m.Logger.Warn("no authentication configured: every request is served as system:anonymous")
+	}
+	if sec.AuditPolicyFile != "" {
+		policy, err := audit.LoadPolicy(sec.AuditPolicyFile)
+		if err != nil {
+			return err
+		}
+		if m.auditLog, err = audit.Open(policy, sec.AuditLog); err != nil {
+			return err
+		}
+		opts.Auditor = m.auditLog
 	}
 	if sec.AuthorizationMode != modeRBAC {
 		return nil

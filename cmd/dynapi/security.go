@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/authn"
 )
 
@@ -25,6 +26,8 @@ type SecurityConfig struct {
 	OIDC                    authn.OIDCOptions
 	MaxRequestsInflight     int
 	MaxMutatingInflight     int
+	AuditPolicyFile         string
+	AuditLog                audit.Options
 }
 
 // The authorization modes.
@@ -54,6 +57,11 @@ func securityFlags(fs *flag.FlagSet, c *SecurityConfig, withEnv func(name, env s
 		"AlwaysAllow, or RBAC: authorize with the Roles and bindings stored through the API"+withEnv("authorization-mode", "DYNAPI_AUTHORIZATION_MODE"))
 	fs.StringVar(&c.AuthorizationPolicyFile, "authorization-policy-file", "",
 		"YAML file of RBAC objects (Roles, ClusterRoles and bindings) created at start unless they exist"+withEnv("authorization-policy-file", "DYNAPI_AUTHORIZATION_POLICY_FILE"))
+	fs.StringVar(&c.AuditPolicyFile, "audit-policy-file", "",
+		"audit.k8s.io/v1 Policy: which requests are recorded, at which level"+withEnv("audit-policy-file", "DYNAPI_AUDIT_POLICY_FILE"))
+	fs.StringVar(&c.AuditLog.Path, "audit-log-path", "", "where audit events go, as JSON lines (- for standard output)"+withEnv("audit-log-path", "DYNAPI_AUDIT_LOG_PATH"))
+	fs.IntVar(&c.AuditLog.MaxSizeMB, "audit-log-maxsize", 100, "megabytes an audit log file reaches before it is rotated (0: never)")
+	fs.IntVar(&c.AuditLog.MaxBackups, "audit-log-maxbackup", 10, "rotated audit log files kept")
 	fs.IntVar(&c.MaxRequestsInflight, "max-requests-inflight", 400,
 		"most non-mutating requests served at once; more are answered 429 (0: no limit)"+withEnv("max-requests-inflight", "DYNAPI_MAX_REQUESTS_INFLIGHT"))
 	fs.IntVar(&c.MaxMutatingInflight, "max-mutating-requests-inflight", 200,
@@ -66,6 +74,9 @@ func (c SecurityConfig) check() error {
 	}
 	if c.AuthorizationPolicyFile != "" && c.AuthorizationMode != modeRBAC {
 		return fmt.Errorf("--authorization-policy-file needs --authorization-mode=RBAC")
+	}
+	if (c.AuditPolicyFile == "") != (c.AuditLog.Path == "") {
+		return fmt.Errorf("--audit-policy-file and --audit-log-path go together")
 	}
 	if (c.OIDC.IssuerURL == "") != (c.OIDC.ClientID == "") {
 		return fmt.Errorf("--oidc-issuer-url and --oidc-client-id go together")

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/namespace"
@@ -50,6 +51,7 @@ type Main struct {
 	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
 	stopNSs     func() // stops the namespace finalizer and waits for it
 	stopRBAC    func() // stops following the RBAC objects
+	auditLog    *audit.Log
 	http        *http.Server
 	tlsConfig   *tls.Config // asks clients for certificates, with --client-ca-file
 	listener    net.Listener
@@ -176,6 +178,9 @@ func (m *Main) Close() error {
 	}
 	if m.stopRBAC != nil {
 		m.stopRBAC()
+	}
+	if m.auditLog != nil {
+		errs = append(errs, m.auditLog.Close())
 	}
 	if m.stopReload != nil {
 		m.stopReload()

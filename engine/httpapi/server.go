@@ -54,6 +54,9 @@ type Options struct {
 	// --max-requests-inflight and --max-mutating-requests-inflight.
 	MaxRequestsInflight int
 	MaxMutatingInflight int
+	// Auditor records requests (--audit-policy-file, --audit-log-path);
+	// nil records nothing.
+	Auditor Auditor
 }
 
 // Server is the HTTP API. Build it with New.
@@ -72,6 +75,7 @@ type Server struct {
 	authz     authz.Authorizer
 	readOnly  *inflight
 	mutating  *inflight
+	auditor   Auditor
 }
 
 // New returns a Server.
@@ -79,7 +83,7 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, logger: opts.Logger,
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
 		authn: opts.Authenticator, anonymous: opts.Anonymous, authz: opts.Authorizer,
-		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight)}
+		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
@@ -104,11 +108,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // a 500; a query that does not parse is refused before anything reads it;
 // the request's attributes (requestInfo) are resolved once; the request
 // is counted and timed; then, as in kube-apiserver, it is authenticated,
-// authorized and held to the limits: after instrument, so that what they
+// audited, authorized and held to the limits: after instrument, so that what they
 // refuse is counted too.
 func (s *Server) routes() {
 	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument,
-		s.authenticate, s.authorize, s.limit)
+		s.authenticate, s.audit, s.authorize, s.limit)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
