@@ -20,7 +20,9 @@ type Config struct {
 	DataDir     string
 	TLSCertFile string
 	TLSKeyFile  string
-	Profiling   bool
+	// TLSMinVersion is VersionTLS12 or VersionTLS13 ("": 1.2).
+	TLSMinVersion string
+	Profiling     bool
 	// EventRetention is how long the history of writes is kept for watches
 	// and consistent paginated lists.
 	EventRetention time.Duration
@@ -85,6 +87,7 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 		fs.StringVar(&c.TLSCertFile, "tls-cert-file", "", "serve HTTPS with this certificate"+withEnv("tls-cert-file", "DYNAPI_TLS_CERT_FILE"))
 		fs.StringVar(&c.TLSKeyFile, "tls-private-key-file", "", "key of --tls-cert-file"+withEnv("tls-private-key-file", "DYNAPI_TLS_KEY_FILE"))
 		fs.StringVar(&c.TLSKeyFile, "tls-key-file", "", "alias of --tls-private-key-file")
+		fs.StringVar(&c.TLSMinVersion, "tls-min-version", "", "VersionTLS12 (the default) or VersionTLS13"+withEnv("tls-min-version", "DYNAPI_TLS_MIN_VERSION"))
 		securityFlags(fs, &c.Security, withEnv)
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
@@ -109,6 +112,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("--tls-cert-file and --tls-key-file go together")
+	}
+	if _, ok := tlsVersions[c.TLSMinVersion]; c.TLSMinVersion != "" && !ok {
+		return c, fmt.Errorf("--tls-min-version: %q is not VersionTLS12 or VersionTLS13", c.TLSMinVersion)
 	}
 	if err := c.Security.check(); err != nil {
 		return c, err

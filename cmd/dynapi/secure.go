@@ -23,11 +23,11 @@ func (m *Main) secure(ctx context.Context, service *resource.Service, opts *http
 		if sec.ClientCAFile != "" && m.Config.TLSCertFile == "" {
 			return fmt.Errorf("--client-ca-file needs TLS: give --tls-cert-file and --tls-private-key-file")
 		}
-		authns, tlsConfig, err := sec.authenticators()
+		authns, err := sec.authenticators()
 		if err != nil {
 			return err
 		}
-		opts.Authenticator, opts.Anonymous, m.tlsConfig = authns, sec.AnonymousAuth, tlsConfig
+		opts.Authenticator, opts.Anonymous = authns, sec.AnonymousAuth
 	} else {
 		m.Logger.Warn("no authentication configured: every request is served as system:anonymous")
 	}

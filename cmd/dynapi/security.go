@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"net"
@@ -89,36 +88,31 @@ func (c SecurityConfig) authenticated() bool {
 	return c.TokenAuthFile != "" || c.ClientCAFile != "" || c.OIDC.IssuerURL != ""
 }
 
-// authenticators builds the configured authenticators, and the TLS
-// settings that ask clients for certificates.
-func (c SecurityConfig) authenticators() (authn.Union, *tls.Config, error) {
+// authenticators builds the configured authenticators.
+func (c SecurityConfig) authenticators() (authn.Union, error) {
 	var u authn.Union
-	var tlsConfig *tls.Config
 	if c.ClientCAFile != "" {
 		cc, err := authn.LoadClientCA(c.ClientCAFile)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		u = append(u, cc)
-		// Verified by the authenticator, so that a bad certificate is a 401
-		// Status rather than a failed handshake.
-		tlsConfig = &tls.Config{ClientAuth: tls.RequestClientCert}
 	}
 	if c.TokenAuthFile != "" {
 		tf, err := authn.LoadTokenFile(c.TokenAuthFile)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		u = append(u, tf)
 	}
 	if c.OIDC.IssuerURL != "" {
 		o, err := authn.NewOIDC(c.OIDC)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		u = append(u, o)
 	}
-	return u, tlsConfig, nil
+	return u, nil
 }
 
 // checkListen refuses a non-loopback address for a server nobody has to

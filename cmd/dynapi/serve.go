@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -53,7 +52,6 @@ type Main struct {
 	stopRBAC    func() // stops following the RBAC objects
 	auditLog    *audit.Log
 	http        *http.Server
-	tlsConfig   *tls.Config // asks clients for certificates, with --client-ca-file
 	listener    net.Listener
 	served      chan error
 }
@@ -141,15 +139,19 @@ func (m *Main) serve(handler http.Handler) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	m.listener = ln
-	m.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, TLSConfig: m.tlsConfig}
+	m.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	m.served = make(chan error, 1)
 	scheme := "http"
 	if m.Config.TLSCertFile != "" {
 		scheme = "https"
+		if m.http.TLSConfig, err = m.serverTLS(); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	go func() {
 		if scheme == "https" {
-			m.served <- m.http.ServeTLS(ln, m.Config.TLSCertFile, m.Config.TLSKeyFile)
+			m.served <- m.http.ServeTLS(ln, "", "") // HTTP/2 too; the certificate from TLSConfig
 		} else {
 			m.served <- m.http.Serve(ln)
 		}
