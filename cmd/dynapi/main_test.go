@@ -190,6 +190,7 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	want := Config{EventRetention: 5 * time.Minute, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
 		SchemaChangePolicy: "report", GCPercent: 200, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
 			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
+			RequestTimeout: time.Minute, MinRequestTimeout: 1800,
 			AuditLog: audit.Options{MaxSizeMB: 100, MaxBackups: 10}}}
 	if cfg != want {
 		t.Fatalf("config = %+v, want %+v", cfg, want)

@@ -19,6 +19,7 @@ import (
 func (m *Main) secure(ctx context.Context, service *resource.Service, opts *httpapi.Options) error {
 	sec := m.Config.Security
 	opts.MaxRequestsInflight, opts.MaxMutatingInflight = sec.MaxRequestsInflight, sec.MaxMutatingInflight
+	opts.RequestTimeout, opts.MinRequestTimeout = sec.RequestTimeout, time.Duration(sec.MinRequestTimeout)*time.Second
 	if sec.authenticated() {
 		if sec.ClientCAFile != "" && m.Config.TLSCertFile == "" {
 			return fmt.Errorf("--client-ca-file needs TLS: give --tls-cert-file and --tls-private-key-file")

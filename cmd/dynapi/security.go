@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/authn"
@@ -25,6 +26,8 @@ type SecurityConfig struct {
 	OIDC                    authn.OIDCOptions
 	MaxRequestsInflight     int
 	MaxMutatingInflight     int
+	RequestTimeout          time.Duration
+	MinRequestTimeout       int // seconds, as kube's flag
 	AuditPolicyFile         string
 	AuditLog                audit.Options
 }
@@ -56,6 +59,10 @@ func securityFlags(fs *flag.FlagSet, c *SecurityConfig, withEnv func(name, env s
 		"AlwaysAllow, or RBAC: authorize with the Roles and bindings stored through the API"+withEnv("authorization-mode", "DYNAPI_AUTHORIZATION_MODE"))
 	fs.StringVar(&c.AuthorizationPolicyFile, "authorization-policy-file", "",
 		"YAML file of RBAC objects (Roles, ClusterRoles and bindings) created at start unless they exist"+withEnv("authorization-policy-file", "DYNAPI_AUTHORIZATION_POLICY_FILE"))
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", time.Minute,
+		"longest a request other than a watch may take before it is answered 504 (0: no bound)"+withEnv("request-timeout", "DYNAPI_REQUEST_TIMEOUT"))
+	fs.IntVar(&c.MinRequestTimeout, "min-request-timeout", 1800,
+		"seconds a watch without timeoutSeconds lasts at least (it ends between once and twice this)"+withEnv("min-request-timeout", "DYNAPI_MIN_REQUEST_TIMEOUT"))
 	fs.StringVar(&c.AuditPolicyFile, "audit-policy-file", "",
 		"audit.k8s.io/v1 Policy: which requests are recorded, at which level"+withEnv("audit-policy-file", "DYNAPI_AUDIT_POLICY_FILE"))
 	fs.StringVar(&c.AuditLog.Path, "audit-log-path", "", "where audit events go, as JSON lines (- for standard output)"+withEnv("audit-log-path", "DYNAPI_AUDIT_LOG_PATH"))

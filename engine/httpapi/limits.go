@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"sync"
 
@@ -57,6 +58,29 @@ func (l *inflight) done(user string) {
 	if l.byUser[user]--; l.byUser[user] <= 0 {
 		delete(l.byUser, user)
 	}
+}
+
+// errTimeout is kube-apiserver's answer to a request that outlived
+// --request-timeout.
+var errTimeout = &engine.Error{Code: engine.CodeTimeout, RetryAfterSeconds: 1,
+	Message: "Timeout: request did not complete within the allotted timeout"}
+
+// withTimeout bounds a request that is not a watch by the request
+// timeout; the handler's storage calls end with the context, and
+// writeError answers 504.
+func (s *Server) withTimeout(next http.Handler) http.Handler {
+	if s.requestTimeout <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requestInfoFrom(r).Verb == "watch" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // limit holds requests to the in-flight limits. Watches (long-running),

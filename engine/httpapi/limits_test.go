@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -78,5 +81,30 @@ func TestInflightLimits(t *testing.T) {
 	done.Wait()
 	if w := serve("alice", "GET", list); w.Code != http.StatusOK {
 		t.Errorf("alice after the flood: %d", w.Code)
+	}
+}
+
+// A request that outlives the request timeout is answered 504 Timeout;
+// a watch is not bounded by it.
+func TestRequestTimeout(t *testing.T) {
+	s := &Server{logger: slog.New(slog.DiscardHandler), requestTimeout: 50 * time.Millisecond,
+		ready: func(context.Context) error { return nil }}
+	h := withRequestInfo(s.withTimeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+			s.writeError(w, r, fmt.Errorf("list: %w", r.Context().Err()))
+		case <-time.After(200 * time.Millisecond):
+			w.WriteHeader(http.StatusOK)
+		}
+	})))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/configmaps", nil))
+	if w.Code != http.StatusGatewayTimeout || gjson.Get(w.Body.String(), "reason").String() != "Timeout" {
+		t.Fatalf("slow list: %d %s", w.Code, w.Body)
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/configmaps?watch=1", nil))
+	if w.Code != http.StatusOK {
+		t.Fatalf("watch: %d %s", w.Code, w.Body)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
@@ -54,6 +55,13 @@ type Options struct {
 	// --max-requests-inflight and --max-mutating-requests-inflight.
 	MaxRequestsInflight int
 	MaxMutatingInflight int
+	// RequestTimeout bounds a request that is not a watch (0: no bound),
+	// kube-apiserver's --request-timeout; one that takes longer is
+	// answered 504 Timeout.
+	RequestTimeout time.Duration
+	// MinRequestTimeout is the shortest a watch without timeoutSeconds
+	// lasts (it ends between once and twice it); 0 is 30 minutes.
+	MinRequestTimeout time.Duration
 	// Auditor records requests (--audit-policy-file, --audit-log-path);
 	// nil records nothing.
 	Auditor Auditor
@@ -76,6 +84,8 @@ type Server struct {
 	readOnly  *inflight
 	mutating  *inflight
 	auditor   Auditor
+	// requestTimeout and minRequestTimeout are Options'.
+	requestTimeout, minRequestTimeout time.Duration
 }
 
 // New returns a Server.
@@ -89,6 +99,10 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.requestTimeout, s.minRequestTimeout = opts.RequestTimeout, opts.MinRequestTimeout
+	if s.minRequestTimeout <= 0 {
+		s.minRequestTimeout = defaultMinRequestTimeout
 	}
 	if s.registry == nil {
 		s.registry = prometheus.NewRegistry()
@@ -112,7 +126,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // refuse is counted too.
 func (s *Server) routes() {
 	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument,
-		s.authenticate, s.audit, s.authorize, s.limit)
+		s.authenticate, s.audit, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,6 +91,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = errInternal
 		if ctxErr := r.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 			level = slog.LevelDebug
+			if errors.Is(ctxErr, context.DeadlineExceeded) {
+				e = errTimeout // the request timeout; a client that went away reads nothing
+			}
 		} else if s.storageDown(r.Context()) {
 			e = errStorageDown
 		}

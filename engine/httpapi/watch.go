@@ -14,10 +14,11 @@ import (
 	"github.com/dynapi/dynapi/engine/table"
 )
 
-// minWatchTimeout is kube-apiserver's --min-request-timeout: a watch without
-// timeoutSeconds ends after a random time between it and twice it, so that
-// long-lived clients spread their reconnections across servers.
-const minWatchTimeout = 30 * time.Minute
+// defaultMinRequestTimeout is kube-apiserver's --min-request-timeout: a
+// watch without timeoutSeconds ends after a random time between it and
+// twice it, so that long-lived clients spread their reconnections across
+// servers.
+const defaultMinRequestTimeout = 30 * time.Minute
 
 // bookmarkInterval is how often a watch that allows bookmarks gets one.
 // kube-apiserver sends them about once a minute; sooner costs little here.
@@ -26,7 +27,7 @@ var bookmarkInterval = 10 * time.Second
 // handleWatch streams watch events as newline-delimited JSON, as
 // kube-apiserver does for ?watch=true.
 func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
-	opts, timeout, err := watchOptions(r)
+	opts, timeout, err := watchOptions(r, s.minRequestTimeout)
 	f, ferr := negotiate(r)
 	var tb *table.Builder
 	if err == nil && ferr == nil && f.kind == formatTable {
@@ -144,7 +145,7 @@ func (s *Server) encodeEvent(ev resource.WatchEvent) []byte {
 }
 
 // watchOptions reads the query of a watch. Errors: BadRequest.
-func watchOptions(r *http.Request) (resource.WatchOptions, time.Duration, error) {
+func watchOptions(r *http.Request, minTimeout time.Duration) (resource.WatchOptions, time.Duration, error) {
 	var opts resource.WatchOptions
 	lo, err := listOptions(r)
 	if err != nil {
@@ -163,7 +164,7 @@ func watchOptions(r *http.Request) (resource.WatchOptions, time.Duration, error)
 		}
 		opts.SendInitialEvents = &send
 	}
-	timeout := minWatchTimeout + time.Duration(rand.Int64N(int64(minWatchTimeout)))
+	timeout := minTimeout + time.Duration(rand.Int64N(int64(minTimeout)))
 	if v := q.Get("timeoutSeconds"); v != "" {
 		secs, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || secs < 0 {
