@@ -116,8 +116,10 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 	if _, ok := tlsVersions[c.TLSMinVersion]; c.TLSMinVersion != "" && !ok {
 		return c, fmt.Errorf("--tls-min-version: %q is not VersionTLS12 or VersionTLS13", c.TLSMinVersion)
 	}
-	if err := c.Security.check(); err != nil {
-		return c, err
+	if cmd == "serve" {
+		if err := c.Security.check(); err != nil {
+			return c, err
+		}
 	}
 	if _, err := registry.ParseRuntimeConfig(c.RuntimeConfig); err != nil {
 		return c, fmt.Errorf("--runtime-config: %w", err)
