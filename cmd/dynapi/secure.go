@@ -8,6 +8,7 @@ import (
 
 	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
 	"github.com/dynapi/dynapi/engine/rbac"
+	"github.com/dynapi/dynapi/engine/registry"
 
 	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/httpapi"
@@ -45,39 +46,49 @@ func (m *Main) secure(ctx context.Context, service *resource.Service, opts *http
 	if sec.AuthorizationMode != modeRBAC {
 		return nil
 	}
-	index, err := m.startRBAC(ctx, service)
-	if err != nil {
+	if err := m.startRBAC(ctx, service); err != nil {
 		return err
 	}
-	opts.Authorizer = index
+	opts.Authorizer = m.rbac
 	return nil
 }
+
+// guardRBAC makes the RBAC strategies check escalation against the RBAC
+// index, with --authorization-mode=RBAC. Called before anything writes
+// through service: strategies are registered before it serves.
+func (m *Main) guardRBAC(service *resource.Service) {
+	if m.Config.Security.AuthorizationMode != modeRBAC {
+		return
+	}
+	m.rbac = rbacauthz.New(service, snapshotsOf(func() *registry.Snapshot { return m.reloader.Load() }), m.Logger)
+	rbac.Guard(service, m.rbac)
+}
+
+// snapshotsOf is a function as rbacauthz.Snapshots: the reloader is
+// started after the strategies are registered.
+type snapshotsOf func() *registry.Snapshot
+
+func (f snapshotsOf) Load() *registry.Snapshot { return f() }
 
 // rbacSyncTimeout bounds the first listing of the RBAC objects at start.
 const rbacSyncTimeout = 30 * time.Second
 
 // startRBAC creates the bootstrap roles and those of
-// --authorization-policy-file, starts following the RBAC objects, waits
-// until they are listed, and guards Role and binding writes against
-// escalation.
-func (m *Main) startRBAC(ctx context.Context, service *resource.Service) (*rbacauthz.Index, error) {
+// --authorization-policy-file, starts following the RBAC objects and
+// waits until they are listed.
+func (m *Main) startRBAC(ctx context.Context, service *resource.Service) error {
 	var policy []byte
 	if path := m.Config.Security.AuthorizationPolicyFile; path != "" {
 		var err error
 		if policy, err = os.ReadFile(path); err != nil {
-			return nil, fmt.Errorf("--authorization-policy-file: %w", err)
+			return fmt.Errorf("--authorization-policy-file: %w", err)
 		}
 	}
 	if err := rbacauthz.Bootstrap(ctx, service, m.reloader.Load(), policy); err != nil {
-		return nil, err
+		return err
 	}
-	index := rbacauthz.New(service, m.reloader, m.Logger)
-	m.stopRBAC = runUntilStopped(ctx, index.Run)
+	m.stopRBAC = runUntilStopped(ctx, m.rbac.Run)
 	waitCtx, cancel := context.WithTimeout(ctx, rbacSyncTimeout)
 	defer cancel()
-	if err := index.WaitSynced(waitCtx); err != nil {
-		return nil, err
-	}
-	rbac.Guard(service, index)
-	return index, nil
+	return m.rbac.WaitSynced(waitCtx)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/audit"
+	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
 	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/namespace"
@@ -51,6 +52,7 @@ type Main struct {
 	stopNSs     func() // stops the namespace finalizer and waits for it
 	stopRBAC    func() // stops following the RBAC objects
 	auditLog    *audit.Log
+	rbac        *rbacauthz.Index // with --authorization-mode=RBAC
 	http        *http.Server
 	listener    net.Listener
 	served      chan error
@@ -69,6 +71,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	service := resource.New(m.store)
 	namespaces := controlplane.Register(service)
+	m.guardRBAC(service)
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}
