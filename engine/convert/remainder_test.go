@@ -3,9 +3,8 @@ package convert
 import (
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestRemainder(t *testing.T) {
@@ -119,7 +118,7 @@ func TestRemainderRestoresAnyPair(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Restore(%s, %s): %v", b, rem, err)
 			}
-			if !equal(gjson.ParseBytes(got), gjson.Parse(a)) {
+			if !jsoneq.Equal(got, []byte(a)) {
 				t.Errorf("a %s\nb %s\nremainder %s\nrestored %s", a, b, rem, got)
 			}
 			if a != b && rem == nil {
