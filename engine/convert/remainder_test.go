@@ -36,13 +36,13 @@ func TestRemainder(t *testing.T) {
 				}
 				return
 			}
-			jsonEqual(t, got, []byte(tt.want))
+			jsoneq.Assert(t, got, []byte(tt.want))
 			// What the projection holds, unchanged, gets the original back.
 			restored, err := Restore([]byte(tt.projected), got)
 			if err != nil {
 				t.Fatal(err)
 			}
-			jsonEqual(t, restored, []byte(tt.original))
+			jsoneq.Assert(t, restored, []byte(tt.original))
 		})
 	}
 }
@@ -82,7 +82,7 @@ func TestRestore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jsonEqual(t, got, []byte(tt.want))
+			jsoneq.Assert(t, got, []byte(tt.want))
 			if string(obj) != tt.obj {
 				t.Errorf("Restore modified its input: %s", obj)
 			}

@@ -1,9 +1,7 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -147,22 +145,5 @@ func (s *testServer) eventually(method, path string, done func(response) bool) r
 			s.t.Fatalf("%s %s: still %d %s after 10s", method, path, r.code, r.body)
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// jsonEqual compares two JSON documents semantically.
-func jsonEqual(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got invalid JSON %s: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want invalid JSON %s: %v", want, err)
-	}
-	gb, _ := json.Marshal(g)
-	wb, _ := json.Marshal(w)
-	if !bytes.Equal(gb, wb) {
-		t.Fatalf("JSON differs:\n got  %s\n want %s", gb, wb)
 	}
 }
