@@ -44,14 +44,18 @@ type Options struct {
 
 // Equal reports whether a and b are the same JSON value under o.
 func (o Options) Equal(a, b []byte) bool {
-	c := comparer{numbersAsWritten: o.NumbersAsWritten}
-	return c.top(text(a), text(b), o.Ignore)
+	return o.EqualText(text(a), text(b))
 }
 
 // EqualText is Equal for documents held as strings, such as gjson's Raw.
 func EqualText(a, b string) bool {
-	var c comparer
-	return c.top(a, b, nil)
+	return Options{}.EqualText(a, b)
+}
+
+// EqualText is Options.Equal for documents held as strings.
+func (o Options) EqualText(a, b string) bool {
+	c := comparer{numbersAsWritten: o.NumbersAsWritten}
+	return c.top(a, b, o.Ignore)
 }
 
 // text views b as a string without copying it; the comparison only reads

@@ -91,6 +91,9 @@ func TestOptions(t *testing.T) {
 			if got := tt.o.Equal([]byte(tt.a), []byte(tt.b)); got != tt.want {
 				t.Errorf("%+v.Equal(%s, %s) = %v, want %v", tt.o, tt.a, tt.b, got, tt.want)
 			}
+			if got := tt.o.EqualText(tt.a, tt.b); got != tt.want {
+				t.Errorf("%+v.EqualText(%s, %s) = %v, want %v", tt.o, tt.a, tt.b, got, tt.want)
+			}
 		})
 	}
 }
