@@ -1,9 +1,8 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,6 +22,7 @@ import (
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // testServer is dynapi's HTTP API over a fresh database and the shipped schemas.
@@ -153,32 +153,10 @@ func wantStatus(t *testing.T, r response, code int, reason string) {
 // the server does in the background; it fails the test after 10 seconds.
 func (s *testServer) eventually(method, path string, done func(response) bool) response {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := s.do(method, path, "", "")
-		if done(r) {
-			return r
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s %s: still %d %s after 10s", method, path, r.code, r.body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// jsonEqual compares two JSON documents semantically.
-func jsonEqual(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got invalid JSON %s: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want invalid JSON %s: %v", want, err)
-	}
-	gb, _ := json.Marshal(g)
-	wb, _ := json.Marshal(w)
-	if !bytes.Equal(gb, wb) {
-		t.Fatalf("JSON differs:\n got  %s\n want %s", gb, wb)
-	}
+	var r response
+	wait.Eventually(s.t, 10*time.Second, func() (bool, string) {
+		r = s.do(method, path, "", "")
+		return done(r), fmt.Sprintf("%s %s: still %d %s", method, path, r.code, r.body)
+	})
+	return r
 }
