@@ -14,10 +14,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
-	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/reload"
@@ -28,29 +26,23 @@ import (
 // shutdownTimeout bounds how long in-flight requests may finish on Close.
 const shutdownTimeout = 10 * time.Second
 
-// namespaceRecheck is how often the namespace finalizer looks for
-// namespaces marked for deletion through other processes (or before a
-// restart); those marked through this one it sees at once.
-const namespaceRecheck = 10 * time.Second
-
 // Main is a running dynapi server: Run starts it, Close stops it.
 type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	pg          *pgserver.Server
-	store       *postgres.Store
-	reloader    *reload.Reloader
-	metrics     *prometheus.Registry
-	stopReload  context.CancelFunc
-	reloading   chan struct{} // closed when the reloader's Run returns
-	indexer     *fieldIndexer
-	stopIndexer context.CancelFunc
-	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
-	stopNSs     func() // stops the namespace finalizer and waits for it
-	http        *http.Server
-	listener    net.Listener
-	served      chan error
+	pg           *pgserver.Server
+	store        *postgres.Store
+	reloader     *reload.Reloader
+	metrics      *prometheus.Registry
+	stopReload   context.CancelFunc
+	reloading    chan struct{} // closed when the reloader's Run returns
+	indexer      *fieldIndexer
+	stopIndexer  context.CancelFunc
+	controlPlane *controlplane.ControlPlane
+	http         *http.Server
+	listener     net.Listener
+	served       chan error
 }
 
 // Run opens (or starts) the database, migrates it, loads the definitions,
@@ -62,22 +54,16 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	service := resource.New(m.store)
-	namespaces := controlplane.Register(service)
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}
-	if err := m.startCRDs(ctx, service); err != nil {
+	cp, err := controlplane.Start(ctx, controlplane.Config{Service: service, Snapshots: m.reloader, Logger: m.Logger,
+		HTTP: httpapi.Options{Ready: m.store.Ping, Metrics: m.metrics, Profiling: m.Config.Profiling}})
+	if err != nil {
 		return err
 	}
-	if err := m.ensureDefaultNamespace(ctx, service); err != nil {
-		return err
-	}
-	m.stopNSs = runUntilStopped(ctx, func(ctx context.Context) {
-		namespaces.Run(ctx, namespaceRecheck, m.Logger)
-	})
-	return m.serve(httpapi.New(service, m.reloader, httpapi.Options{
-		Ready: m.store.Ping, Logger: m.Logger, Metrics: m.metrics, Profiling: m.Config.Profiling,
-	}))
+	m.controlPlane = cp
+	return m.serve(cp.Handler)
 }
 
 // Addr is the address the server listens on (useful with port 0).
@@ -115,16 +101,6 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	return nil
 }
 
-// ensureDefaultNamespace creates the "default" namespace on first start.
-func (m *Main) ensureDefaultNamespace(ctx context.Context, service *resource.Service) error {
-	err := namespace.Ensure(ctx, service, m.reloader.Load(), "default")
-	if engine.ErrorCode(err) == engine.CodeNotFound {
-		m.Logger.Warn("namespaced kinds cannot be used", "reason", err)
-		return nil
-	}
-	return err
-}
-
 func (m *Main) serve(handler http.Handler) error {
 	ln, err := net.Listen("tcp", m.Config.Listen)
 	if err != nil {
@@ -160,11 +136,8 @@ func (m *Main) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	if m.stopCRDs != nil {
-		m.stopCRDs()
-	}
-	if m.stopNSs != nil {
-		m.stopNSs()
+	if m.controlPlane != nil {
+		m.controlPlane.Stop()
 	}
 	if m.stopReload != nil {
 		m.stopReload()

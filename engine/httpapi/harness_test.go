@@ -18,7 +18,6 @@ import (
 	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
-	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
@@ -65,21 +64,14 @@ func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*regi
 		t.Fatalf("shipped schemas have problems: %v", problems)
 	}
 	store(snap)
-	service := resource.New(db)
-	namespaces := controlplane.Register(service)
-	if err := namespace.Ensure(ctx, service, snap, "default"); err != nil {
-		t.Fatalf("create default namespace: %v", err)
+	opts.Ready = db.Ping
+	cp, err := controlplane.Start(ctx, controlplane.Config{Service: resource.New(db), Snapshots: snapshots,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), HTTP: opts, NamespaceRecheck: time.Minute})
+	if err != nil {
+		t.Fatalf("start the control plane: %v", err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	finalizing, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		namespaces.Run(finalizing, time.Minute, logger)
-	}()
-	t.Cleanup(func() { stop(); <-done })
-	opts.Ready, opts.Logger = db.Ping, logger
-	srv := httptest.NewServer(httpapi.New(service, snapshots, opts))
+	t.Cleanup(cp.Stop)
+	srv := httptest.NewServer(cp.Handler)
 	t.Cleanup(srv.Close)
 	return &testServer{t: t, url: srv.URL, store: db}
 }
