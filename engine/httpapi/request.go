@@ -53,6 +53,9 @@ func (s *Server) resourceHandler(named bool) http.HandlerFunc {
 // RequestInfoFactory does: [namespaces/{ns}/]{resource}[/{name}[/{subresource}]].
 func resolve(snap *registry.Snapshot, group, version string, parts []string) (request, bool) {
 	namespace := ""
+	if !storableSegments(parts) {
+		return request{}, false
+	}
 	if len(parts) >= 3 && parts[0] == "namespaces" && !(len(parts) == 3 && namespaceSubresources[parts[2]]) {
 		namespace, parts = parts[1], parts[2:]
 	}

@@ -79,6 +79,18 @@ func ErrPatchType(t Target) error {
 		"the body of the request was in an unknown format - accepted media types include: %s", strings.Join(PatchTypes(t), ", "))
 }
 
+// errNotObject answers a merge patch that is not a JSON object as
+// kube-apiserver does: a 422 on the field "patch".
+func errNotObject(patch []byte) error {
+	value := string(patch)
+	if len(value) > 64 {
+		value = value[:64] + "..."
+	}
+	msg := "Invalid value: " + strconv.Quote(value) + ": a merge patch must be a JSON object"
+	return &engine.Error{Code: engine.CodeInvalid, Message: "patch: " + msg,
+		Causes: []engine.FieldError{{Type: engine.CauseInvalid, Path: "patch", Message: msg}}}
+}
+
 // applyPatch applies patch to obj. Errors: UnsupportedMediaType, BadRequest
 // for a malformed patch, Invalid for a patch that does not apply.
 func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
@@ -94,6 +106,9 @@ func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
 		}
 		return out, nil
 	case MergePatch:
+		if !gjson.ParseBytes(patch).IsObject() {
+			return nil, errNotObject(patch)
+		}
 		out, err := jsonpatch.MergePatch(obj, patch)
 		if err != nil {
 			return nil, engine.Errorf(engine.CodeBadRequest, "invalid merge patch: %v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/jsonguard"
 	"github.com/dynapi/dynapi/engine/meta"
 )
 
@@ -66,6 +67,16 @@ func updateMeta(_ *Service, w *Write) error {
 	}
 	keepServerMeta(m, w.OldMeta)
 	w.Meta = m
+	return nil
+}
+
+// storable refuses what PostgreSQL's jsonb cannot store (U+0000, numbers
+// out of range) with a 422 naming each field, before any other stage
+// reads the values.
+func storable(_ *Service, w *Write) error {
+	if causes := jsonguard.Unstorable(w.Object, MaxCauses); len(causes) > 0 {
+		return w.invalid(causes)
+	}
 	return nil
 }
 

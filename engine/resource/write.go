@@ -21,6 +21,10 @@ const (
 	DeleteOperation
 )
 
+// MaxCauses bounds the field errors one 422 reports: a body with a
+// million wrong items costs a bounded answer, not a million causes.
+const MaxCauses = 100
+
 // Write is one write as it passes through the pipeline's stages.
 type Write struct {
 	Target    Target
