@@ -17,8 +17,9 @@ import (
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// maxBodyBytes is kube-apiserver's limit on a request body (3 MiB).
-const maxBodyBytes = 3 << 20
+// maxBodyBytes is kube-apiserver's limit on a request body (3 MiB), the
+// limit of an object after a patch too.
+const maxBodyBytes = resource.MaxObjectBytes
 
 // readBody reads a create or update body as JSON, converting YAML.
 // Errors: RequestEntityTooLarge, UnsupportedMediaType, BadRequest.

@@ -26,6 +26,16 @@ const (
 	StrategicMergePatch = "application/strategic-merge-patch+json"
 )
 
+// Bounds on the work of one patch, as kube-apiserver sets them: at most
+// MaxJSONPatchOperations operations in a JSON patch, whose copy operations
+// add at most MaxObjectBytes in all (evanphx/json-patch's
+// AccumulatedCopySizeLimit, kube-apiserver's JSONPatchMaxCopyBytes), and
+// an object no larger than the request body limit after any patch.
+const (
+	MaxJSONPatchOperations = 10000
+	MaxObjectBytes         = 3 << 20
+)
+
 // goTypes are the Go types of the built-in kinds, for strategic merge
 // patches: kubectl sends them for a Namespace (apply, edit, patch).
 var goTypes = map[engine.GroupResource]any{engine.Namespaces: corev1.Namespace{}}
@@ -61,6 +71,10 @@ func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType strin
 	patched, err := applyPatch(t, patchType, w.Old, patch)
 	if err != nil {
 		return Result{}, err
+	}
+	if len(patched) > MaxObjectBytes {
+		return Result{}, engine.Errorf(engine.CodeRequestEntityTooLarge,
+			"Request entity too large: the patched object is %d bytes, the limit is %d", len(patched), MaxObjectBytes)
 	}
 	if !gjson.GetBytes(patched, "metadata.resourceVersion").Exists() {
 		// A patch that drops resourceVersion applies to whatever is stored.
@@ -119,7 +133,13 @@ func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
 		if err != nil {
 			return nil, engine.Errorf(engine.CodeBadRequest, "invalid JSON patch: %v", err)
 		}
-		out, err := p.Apply(obj)
+		if len(p) > MaxJSONPatchOperations { // kube-apiserver's words
+			return nil, engine.Errorf(engine.CodeRequestEntityTooLarge,
+				"The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(p))
+		}
+		opts := jsonpatch.NewApplyOptions()
+		opts.AccumulatedCopySizeLimit = MaxObjectBytes
+		out, err := p.ApplyWithOptions(obj, opts)
 		if err != nil {
 			return nil, &engine.Error{Code: engine.CodeInvalid, Message: "the JSON patch could not be applied: " + err.Error()}
 		}

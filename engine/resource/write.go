@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/schema"
 )
 
 // Operation is what a write does to an object. Operations are bits, so that
@@ -23,7 +24,7 @@ const (
 
 // MaxCauses bounds the field errors one 422 reports: a body with a
 // million wrong items costs a bounded answer, not a million causes.
-const MaxCauses = 100
+const MaxCauses = schema.MaxCauses
 
 // Write is one write as it passes through the pipeline's stages.
 type Write struct {
