@@ -36,7 +36,7 @@ func createMeta(s *Service, w *Write) error {
 	if m.ResourceVersion != "" {
 		return engine.Errorf(engine.CodeBadRequest, "resourceVersion should not be set on objects to be created")
 	}
-	s.prepareCreateMeta(m)
+	w.generatedName = s.prepareCreateMeta(m)
 	w.Meta, w.Name = m, m.Name
 	return nil
 }

@@ -48,10 +48,13 @@ type Write struct {
 	stored   engine.Object // the row Old was read from
 	oldHub   []byte        // Old in the hub version: what toStorage needs of it
 	patched  bool          // Object comes from a patch: decoded already
-	rv       int64         // the resourceVersion an update is based on
-	delete   DeleteOptions
-	pending  bool // delete: the object stays, marked, while finalizers remain
-	result   writeResult
+	// generatedName: the server made Name from generateName, and may make
+	// another when it is taken.
+	generatedName bool
+	rv            int64 // the resourceVersion an update is based on
+	delete        DeleteOptions
+	pending       bool // delete: the object stays, marked, while finalizers remain
+	result        writeResult
 }
 
 // writeResult is what the store stage answers.
