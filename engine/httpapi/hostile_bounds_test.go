@@ -34,6 +34,8 @@ func TestHostileBoundedWork(t *testing.T) {
 	}
 	insert := `{"op":"add","path":"/spec/config/list/0","value":1}`
 	runHostile(t, s, []hostileCase{
+		jp("test without a value", `[{"op":"test","path":""}]`, http.StatusBadRequest),
+		jp("test of the root against null", `[{"op":"test","path":"","value":null}]`, http.StatusUnprocessableEntity),
 		jp("16 doubling copies", doublings(16), http.StatusUnprocessableEntity),
 		jp("10,001 operations", jsonPatch(10001, `{"op":"test","path":"/kind","value":"Widget"}`), http.StatusRequestEntityTooLarge),
 		jp("40,000 inserts at index 0", jsonPatch(40000, insert), http.StatusRequestEntityTooLarge),

@@ -19,6 +19,7 @@ func FuzzApplyPatch(f *testing.F) {
 		{`{"spec":{"list":null,"x":1}}`}, {`[]`}, {`null`}, {`[{"op":"add","path":"/spec/list/0","value":0}]`},
 		{`[{"op":"copy","from":"/spec","path":"/spec/c"}]`}, {`[{"op":"move","from":"/spec","path":"/spec/m"}]`},
 		{`[{"op":"remove","path":"/spec/list/-"}]`}, {`[{"op":"test","path":"/kind","value":"Thing"}]`},
+		{`[{"op":"test","path":"","value":null}]`}, {`[{"op":"add","path":"/spec/n","value":null}]`},
 	} {
 		f.Add([]byte(obj), []byte(seed.patch), true)
 		f.Add([]byte(obj), []byte(seed.patch), false)

@@ -137,13 +137,29 @@ func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
 			return nil, engine.Errorf(engine.CodeRequestEntityTooLarge,
 				"The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(p))
 		}
-		opts := jsonpatch.NewApplyOptions()
-		opts.AccumulatedCopySizeLimit = MaxObjectBytes
-		out, err := p.ApplyWithOptions(obj, opts)
-		if err != nil {
-			return nil, &engine.Error{Code: engine.CodeInvalid, Message: "the JSON patch could not be applied: " + err.Error()}
-		}
-		return out, nil
+		return applyJSONPatch(p, obj)
 	}
 	return nil, ErrPatchType(t)
+}
+
+// applyJSONPatch applies a decoded JSON patch. Errors: BadRequest for an
+// add, replace or test without a value (evanphx/json-patch dereferences
+// the missing value of a test at the root: a fuzz crasher), Invalid for a
+// patch that does not apply.
+func applyJSONPatch(p jsonpatch.Patch, obj []byte) ([]byte, error) {
+	for i, op := range p {
+		switch op.Kind() {
+		case "add", "replace", "test":
+			if _, ok := op["value"]; !ok {
+				return nil, engine.Errorf(engine.CodeBadRequest, "invalid JSON patch: operation %d (%s) has no value", i, op.Kind())
+			}
+		}
+	}
+	opts := jsonpatch.NewApplyOptions()
+	opts.AccumulatedCopySizeLimit = MaxObjectBytes
+	out, err := p.ApplyWithOptions(obj, opts)
+	if err != nil {
+		return nil, &engine.Error{Code: engine.CodeInvalid, Message: "the JSON patch could not be applied: " + err.Error()}
+	}
+	return out, nil
 }
