@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -18,6 +19,11 @@ import (
 // timeoutSeconds ends after a random time between it and twice it, so that
 // long-lived clients spread their reconnections across servers.
 const minWatchTimeout = 30 * time.Minute
+
+// maxTimeoutSeconds bounds timeoutSeconds so that it cannot overflow a
+// time.Duration into a negative one, which would end the watch at once:
+// longer than any watch lives anyway (about 292 years).
+const maxTimeoutSeconds = math.MaxInt64 / int64(time.Second)
 
 // bookmarkInterval is how often a watch that allows bookmarks gets one.
 // kube-apiserver sends them about once a minute; sooner costs little here.
@@ -169,7 +175,7 @@ func watchOptions(r *http.Request) (resource.WatchOptions, time.Duration, error)
 		if err != nil || secs < 0 {
 			return opts, 0, engine.Errorf(engine.CodeBadRequest, "timeoutSeconds must be a non-negative integer: %q", v)
 		}
-		timeout = time.Duration(secs) * time.Second
+		timeout = time.Duration(min(secs, maxTimeoutSeconds)) * time.Second
 	}
 	return opts, timeout, nil
 }

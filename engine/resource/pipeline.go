@@ -22,6 +22,7 @@ var stages = []stage{
 	{"typeMeta", writes, typeMeta},
 	{"metadata", CreateOperation, createMeta},
 	{"metadata", UpdateOperation, updateMeta},
+	{"storable", writes, storable},
 	{"preconditions", DeleteOperation, preconditions},
 	{"strategy", writes, prepare},
 	{"strategy", DeleteOperation, prepareDelete},
