@@ -11,7 +11,7 @@ import (
 // Widget definition without breaking it.
 func FuzzLoad(f *testing.F) {
 	for _, file := range []string{"../../schemas/labs.example.com/widget-crd.yaml", "../../schemas/shop.example.com/widget.yaml",
-		"../../schemas/core/namespace.yaml", "../../schemas/plumbing.example.com/pipe.yaml"} {
+		"../builtin/definitions/core/namespace.yaml", "../../schemas/plumbing.example.com/pipe.yaml"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
