@@ -59,13 +59,16 @@ func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Proble
 	if conversions != nil {
 		l.loadConversions(conversions)
 	}
+	l.adoptPrevious()
 	l.checkChanges()
 	// A file's syntax errors are found before its definitions are checked;
 	// report them all in reading order, definitions first.
 	slices.SortStableFunc(l.problems, func(a, b Problem) int {
 		return cmp.Or(compareBool(a.Conversion, b.Conversion), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
-	return newSnapshot(l.resources, l.kept), l.problems
+	s := newSnapshot(l.resources, l.kept)
+	s.built = l.built
+	return s, l.problems
 }
 
 func compareBool(a, b bool) int {
@@ -96,6 +99,9 @@ type loader struct {
 	// problem; unreadable the folders of schemas that could not be read.
 	refused    map[string]bool
 	unreadable []string
+	// built are the sources that loaded without a problem, for the next
+	// load to reuse (see reuse.go).
+	built map[string]*built
 }
 
 func newLoader(fsys fs.FS, opts LoadOptions) *loader {
@@ -104,7 +110,7 @@ func newLoader(fsys fs.FS, opts LoadOptions) *loader {
 		prev = Empty()
 	}
 	return &loader{fsys: fsys, opts: opts, prev: prev, names: nameIndex{},
-		kept: map[*Resource]bool{}, tried: map[*Resource]bool{}, refused: map[string]bool{}}
+		kept: map[*Resource]bool{}, tried: map[*Resource]bool{}, refused: map[string]bool{}, built: map[string]*built{}}
 }
 
 // report records a problem; a problem of a definition source refuses it.
@@ -153,8 +159,20 @@ func (l *loader) loadFile(file string) {
 	l.loadSource(file, src, path.Ext(file) == ".json")
 }
 
-// loadSource loads every document of one file's text.
+// loadSource loads every document of one file's text, or takes what the
+// previous snapshot built from the same text.
 func (l *loader) loadSource(file string, src []byte, isJSON bool) {
+	key := keyOf(src, isJSON)
+	if l.reuse(file, key) {
+		return
+	}
+	first, problems := len(l.candidates), len(l.problems)
+	l.compileSource(file, src, isJSON)
+	l.remember(file, key, first, problems)
+}
+
+// compileSource loads every document of one file's text.
+func (l *loader) compileSource(file string, src []byte, isJSON bool) {
 	var docs []document
 	var broken []Problem
 	for _, c := range splitDocuments(src) {
@@ -190,7 +208,7 @@ func (l *loader) loadDocument(d document) {
 		l.report(d.problem(definitionName(n) + ": " + reason))
 	}
 	if len(reasons) == 0 {
-		l.candidates = append(l.candidates, candidate{res: r, doc: d, name: definitionName(n)})
+		l.candidates = append(l.candidates, candidate{res: r.fresh(), doc: d, name: definitionName(n)})
 	}
 }
 
