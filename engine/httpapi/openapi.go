@@ -14,7 +14,8 @@ import (
 )
 
 // openapiCache holds the documents of the last snapshot they were built for,
-// so they are built once per snapshot, on first use.
+// so they are built once per snapshot, on first use, from the previous
+// snapshot's documents.
 type openapiCache struct {
 	current atomic.Pointer[builtDocs]
 	mu      sync.Mutex // one build at a time
@@ -34,7 +35,12 @@ func (c *openapiCache) docs(snap *registry.Snapshot, deletes openapi.DeletesColl
 	if b := c.current.Load(); b != nil && b.snap == snap {
 		return b.docs, nil
 	}
-	docs, err := openapi.Build(snap, deletes)
+	var prev *openapi.Docs
+	if b := c.current.Load(); b != nil {
+		prev = b.docs
+	}
+	// Only the group versions that changed since prev are rendered again.
+	docs, err := openapi.BuildFrom(prev, snap, deletes)
 	if err != nil {
 		return nil, err
 	}
