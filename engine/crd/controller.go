@@ -106,7 +106,7 @@ func (c *Controller) hand() {
 	defs := c.servable()
 	specs := make(map[string]string, len(defs))
 	for name, obj := range defs {
-		specs[name] = gjson.GetBytes(obj, "spec").Raw
+		specs[name] = c.definitionNamed(name, obj).spec
 	}
 	if c.handed != nil && maps.Equal(specs, c.handed) {
 		return

@@ -18,6 +18,7 @@ import (
 type definition struct {
 	obj     []byte // the version of the object this was read from
 	name    string
+	spec    string // as JSON, to tell a change of spec from a status write
 	group   string
 	created string // metadata.creationTimestamp
 	names   names
@@ -26,12 +27,17 @@ type definition struct {
 // definitionOf reads a stored definition, or returns what was read from
 // the same version of it before.
 func (c *Controller) definitionOf(obj []byte) *definition {
-	name := nameOf(obj)
+	return c.definitionNamed(nameOf(obj), obj)
+}
+
+// definitionNamed is definitionOf when the name is known.
+func (c *Controller) definitionNamed(name string, obj []byte) *definition {
 	if d, ok := c.parsed[name]; ok && sameBytes(d.obj, obj) {
 		return d
 	}
 	d := &definition{obj: obj, name: name, group: gjson.GetBytes(obj, "spec.group").Str,
-		created: gjson.GetBytes(obj, "metadata.creationTimestamp").Str, names: readNames(obj)}
+		created: gjson.GetBytes(obj, "metadata.creationTimestamp").Str, names: readNames(obj),
+		spec: gjson.GetBytes(obj, "spec").Raw}
 	if c.parsed == nil {
 		c.parsed = map[string]*definition{}
 	}
@@ -65,8 +71,8 @@ type pass struct {
 func (c *Controller) newPass(snap *registry.Snapshot, problems []registry.Problem) *pass {
 	p := &pass{byGroup: map[string][]*definition{}, snap: snap, served: map[string]*registry.Resource{},
 		files: map[string]holders{}, refusals: map[string][]string{}}
-	for _, obj := range c.objects {
-		d := c.definitionOf(obj)
+	for name, obj := range c.objects {
+		d := c.definitionNamed(name, obj)
 		p.byGroup[d.group] = append(p.byGroup[d.group], d)
 	}
 	if snap == nil {

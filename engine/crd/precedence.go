@@ -13,7 +13,7 @@ func (c *Controller) servable() map[string][]byte {
 	p := c.newPass(nil, nil)
 	defs := make(map[string][]byte, len(c.objects))
 	for name, obj := range c.objects {
-		d := c.definitionOf(obj)
+		d := c.definitionNamed(name, obj)
 		if len(p.heldBefore(d).conflicts(d.names)) == 0 {
 			defs[name] = obj
 		}
