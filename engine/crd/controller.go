@@ -52,7 +52,7 @@ type Controller struct {
 
 	// The state below belongs to the goroutine running Sync and Run.
 	objects map[string][]byte      // the definitions by name, as last read
-	handed  map[string]string      // the spec of each, as last handed to defs
+	handed  map[string]string      // the spec hash of each, as last handed to defs
 	views   map[string]string      // the status view of each, as last written or found (see writeStatus)
 	rv      int64                  // the resourceVersion objects is current at
 	listed  bool                   // whether objects is a list, not left from a failure

@@ -2,6 +2,7 @@ package crd
 
 import (
 	"cmp"
+	"crypto/sha256"
 
 	"github.com/tidwall/gjson"
 
@@ -18,7 +19,7 @@ import (
 type definition struct {
 	obj     []byte // the version of the object this was read from
 	name    string
-	spec    string // as JSON, to tell a change of spec from a status write
+	spec    string // a hash of spec, to tell a change of spec from a status write
 	group   string
 	created string // metadata.creationTimestamp
 	names   names
@@ -37,7 +38,7 @@ func (c *Controller) definitionNamed(name string, obj []byte) *definition {
 	}
 	d := &definition{obj: obj, name: name, group: gjson.GetBytes(obj, "spec.group").Str,
 		created: gjson.GetBytes(obj, "metadata.creationTimestamp").Str, names: readNames(obj),
-		spec: gjson.GetBytes(obj, "spec").Raw}
+		spec: specHash(obj)}
 	if c.parsed == nil {
 		c.parsed = map[string]*definition{}
 	}
@@ -111,4 +112,11 @@ func (c *Controller) passOf(snap *registry.Snapshot, problems []registry.Problem
 		return c.current
 	}
 	return c.newPass(snap, problems)
+}
+
+// specHash hashes a definition's spec: keeping a copy of every spec would
+// cost as much memory again as the definitions themselves.
+func specHash(obj []byte) string {
+	sum := sha256.Sum256([]byte(gjson.GetBytes(obj, "spec").Raw))
+	return string(sum[:])
 }

@@ -51,10 +51,11 @@ func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Proble
 	for _, p := range problems {
 		l.report(p)
 	}
+	sources := make([]source, 0, len(files)+len(opts.APIDefinitions))
 	for _, f := range files {
-		l.loadFile(f)
+		sources = append(sources, l.readFile(f))
 	}
-	l.loadAPIDefinitions()
+	l.loadSources(append(sources, l.apiSources()...))
 	l.claimAll()
 	if conversions != nil {
 		l.loadConversions(conversions)
@@ -149,14 +150,10 @@ func definitionFiles(fsys fs.FS) ([]string, []Problem) {
 	return files, problems
 }
 
-// loadFile loads every document of one file.
-func (l *loader) loadFile(file string) {
+// readFile reads one definition file.
+func (l *loader) readFile(file string) source {
 	src, err := fs.ReadFile(l.fsys, file)
-	if err != nil {
-		l.report(Problem{File: file, Reason: err.Error()})
-		return
-	}
-	l.loadSource(file, src, path.Ext(file) == ".json")
+	return source{file: file, src: src, isJSON: path.Ext(file) == ".json", err: err}
 }
 
 // loadSource loads every document of one file's text, or takes what the

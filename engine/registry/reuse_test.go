@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -126,4 +127,27 @@ func TestLoadReuseDecidesAsBefore(t *testing.T) {
 func apiCRD(kind, plural, group string) []byte {
 	doc := crdDoc(plural+"."+group, group, "")
 	return []byte(strings.Replace(doc, "{kind: Thing, plural: things}", "{kind: "+kind+", plural: "+plural+"}", 1))
+}
+
+// A status write to a definition created through the API costs no compile.
+func TestLoadSharesAPIDefinitionAfterStatusWrite(t *testing.T) {
+	t.Parallel()
+	doc := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",` +
+		`"metadata":{"name":"alphas.x.example.com","resourceVersion":"%s"},` +
+		`"spec":{"group":"x.example.com","names":{"kind":"Alpha","plural":"alphas"},"scope":"Namespaced",` +
+		`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]},"status":%s}`
+	load := func(prev *Snapshot, rv, status string) *Snapshot {
+		snap, ps := LoadWith(mapFS(nil, nil), nil, LoadOptions{Previous: prev, WithoutBuiltins: true,
+			APIDefinitions: map[string][]byte{"alphas.x.example.com": []byte(fmt.Sprintf(doc, rv, status))}})
+		if len(ps) > 0 {
+			t.Fatalf("problems:\n%s", problemList(ps))
+		}
+		return snap
+	}
+	prev := load(nil, "1", "{}")
+	next := load(prev, "2", `{"conditions":[{"type":"Established","status":"True"}]}`)
+	gr := engine.GroupResource{Group: "x.example.com", Resource: "alphas"}
+	if resourceOf(prev, gr) == nil || resourceOf(prev, gr) != resourceOf(next, gr) {
+		t.Errorf("alphas: not shared after a status write")
+	}
 }
