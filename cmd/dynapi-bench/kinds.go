@@ -27,6 +27,7 @@ type kindsReport struct {
 	// Files: a server started on Kinds definition files.
 	StartSeconds  float64   `json:"startSeconds"` // process start to /readyz
 	FilesMemory   *memory   `json:"filesMemory,omitempty"`
+	FirstDocs     []docTime `json:"firstDocs"`     // the first requests after start
 	ChangedFileMs float64   `json:"changedFileMs"` // written until served, the debounce included
 	AfterFile     []docTime `json:"afterFileChange"`
 	// API: Kinds CRDs created through the first server.
@@ -91,6 +92,7 @@ func (b *bench) kindFiles(ctx context.Context, n int) error {
 		return err
 	}
 	k := newGenKind(prefix, n/2)
+	r.FirstDocs = timeDocs(ctx, c, k)
 	start = time.Now()
 	if err := writeKind(dir, k, true); err != nil {
 		return err
@@ -141,6 +143,7 @@ func (b *bench) kindAPI(ctx context.Context, n int) error {
 	r.APIAllSec = time.Since(start).Seconds()
 	fmt.Fprintf(b.progress, "  all served in %.2fs\n", r.APIAllSec)
 	k := newGenKind(prefix, n)
+	timeDocs(ctx, b.load(), newGenKind(prefix, 0)) // what a client that follows the server reads
 	start = time.Now()
 	if _, err := b.load().do(ctx, http.MethodPost, crdCollection, "application/json", k.crd(false), http.StatusCreated); err != nil {
 		return err
@@ -248,6 +251,7 @@ func (r *kindsReport) writeTable(w io.Writer) {
 	if r.FilesMemory != nil {
 		fmt.Fprintf(w, "  as files: memory when ready VmRSS %s\n", mib(r.FilesMemory.RSSBytes))
 	}
+	writeDocTimes(w, "  first after start:", r.FirstDocs)
 	writeDocTimes(w, "  first after the changed file:", r.AfterFile)
 	fmt.Fprintf(w, "  through the API: all %d served %.2fs after the first create, one more served in %.0fms\n",
 		r.Kinds, r.APIAllSec, r.APIOneMs)

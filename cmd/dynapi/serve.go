@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,6 +46,7 @@ type Main struct {
 	stopReload  context.CancelFunc
 	reloading   chan struct{} // closed when the reloader's Run returns
 	indexer     *fieldIndexer
+	api         atomic.Pointer[httpapi.Server] // set once serving; OnSwap prepares its documents
 	stopIndexer context.CancelFunc
 	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
 	stopNSs     func() // stops the namespace finalizer and waits for it
@@ -75,9 +77,12 @@ func (m *Main) Run(ctx context.Context) error {
 	m.stopNSs = runUntilStopped(ctx, func(ctx context.Context) {
 		namespaces.Run(ctx, namespaceRecheck, m.Logger)
 	})
-	return m.serve(httpapi.New(service, m.reloader, httpapi.Options{
+	api := httpapi.New(service, m.reloader, httpapi.Options{
 		Ready: m.store.Ping, Logger: m.Logger, Metrics: m.metrics, Profiling: m.Config.Profiling,
-	}))
+	})
+	m.api.Store(api)
+	api.PrepareOpenAPI()
+	return m.serve(api)
 }
 
 // Addr is the address the server listens on (useful with port 0).
