@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,6 +39,7 @@ type Main struct {
 	stopReload   context.CancelFunc
 	reloading    chan struct{} // closed when the reloader's Run returns
 	indexer      *fieldIndexer
+	api          atomic.Pointer[httpapi.Server] // set once serving; OnSwap prepares its documents
 	stopIndexer  context.CancelFunc
 	controlPlane *controlplane.ControlPlane
 	http         *http.Server
@@ -63,7 +65,9 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.controlPlane = cp
-	return m.serve(cp.Handler)
+	m.api.Store(cp.API)
+	cp.API.PrepareOpenAPI()
+	return m.serve(cp.API)
 }
 
 // Addr is the address the server listens on (useful with port 0).

@@ -3,7 +3,6 @@ package controlplane
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
@@ -33,9 +32,9 @@ type Config struct {
 // ControlPlane is a wired, running API: the one wiring that cmd/dynapi
 // serves and the tests start, so that a change to it reaches both.
 type ControlPlane struct {
-	// Handler serves the HTTP API.
-	Handler http.Handler
-	stops   []func()
+	// API serves the HTTP API.
+	API   *httpapi.Server
+	stops []func()
 }
 
 // Start registers the strategies, serves the stored
@@ -68,7 +67,7 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 	if cfg.HTTP.Logger == nil {
 		cfg.HTTP.Logger = cfg.Logger
 	}
-	c.Handler = httpapi.New(cfg.Service, cfg.Snapshots, cfg.HTTP)
+	c.API = httpapi.New(cfg.Service, cfg.Snapshots, cfg.HTTP)
 	return c, nil
 }
 

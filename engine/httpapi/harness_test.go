@@ -71,7 +71,7 @@ func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*regi
 		t.Fatalf("start the control plane: %v", err)
 	}
 	t.Cleanup(cp.Stop)
-	srv := httptest.NewServer(cp.Handler)
+	srv := httptest.NewServer(cp.API)
 	t.Cleanup(srv.Close)
 	return &testServer{t: t, url: srv.URL, store: db}
 }
