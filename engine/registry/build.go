@@ -68,9 +68,6 @@ func fieldsSpec(r *Resource) apply.Spec {
 func (n *native) unenforced() []string {
 	var out []string
 	for _, v := range n.Versions {
-		if declares(gjson.ParseBytes(v.Schema), "x-kubernetes-validations") {
-			out = append(out, fmt.Sprintf("version %q: x-kubernetes-validations (CEL) rules are not enforced", v.Name))
-		}
 		if v.Subresources.Scale != nil {
 			out = append(out, fmt.Sprintf("version %q: the scale subresource is not served", v.Name))
 		}

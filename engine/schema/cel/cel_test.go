@@ -1,0 +1,211 @@
+package cel
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/dynapi/dynapi/engine"
+)
+
+// widgetSchema exercises every feature of a Validator.
+const widgetSchema = `
+type: object
+x-kubernetes-validations:
+- rule: "self.metadata.name.startsWith('w-')"
+  message: "name must start with w-"
+properties:
+  apiVersion: {type: string}
+  kind: {type: string}
+  metadata: {type: object}
+  spec:
+    type: object
+    x-kubernetes-validations:
+    - rule: "!has(self.min) || !has(self.max) || self.min <= self.max"
+      messageExpression: "self.min > self.max + 10 ? 'min is far more than max' : 'min is more than max'"
+      fieldPath: ".min"
+      reason: FieldValueForbidden
+    properties:
+      min: {type: integer}
+      max: {type: integer}
+      legacy:
+        type: string
+        x-kubernetes-validations:
+        - rule: "self != 'bad'"
+          message: "legacy must not be bad"
+      class:
+        type: string
+        x-kubernetes-validations:
+        - rule: "self == oldSelf"
+          message: "Value is immutable"
+      size:
+        type: integer
+        x-kubernetes-validations:
+        - rule: "!oldSelf.hasValue() || self >= oldSelf.value()"
+          optionalOldSelf: true
+          message: "size may only grow"
+      ports:
+        type: array
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [name]
+        items:
+          type: object
+          required: [name]
+          properties:
+            name: {type: string}
+            port: {type: integer}
+      tags:
+        type: array
+        x-kubernetes-list-type: set
+        items: {type: string}
+      template:
+        type: object
+        x-kubernetes-embedded-resource: true
+        x-kubernetes-preserve-unknown-fields: true
+`
+
+func compile(t *testing.T, schemaYAML string) (*Validator, error) {
+	t.Helper()
+	js, err := yaml.YAMLToJSON([]byte(schemaYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Compile(js)
+}
+
+func mustCompile(t *testing.T, schemaYAML string) *Validator {
+	t.Helper()
+	v, err := compile(t, schemaYAML)
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	return v
+}
+
+func obj(spec string) []byte {
+	return []byte(`{"apiVersion":"x.example.com/v1","kind":"Widget","metadata":{"name":"w-1"},"spec":` + spec + `}`)
+}
+
+func render(causes []engine.FieldError) string {
+	var out []string
+	for _, c := range causes {
+		out = append(out, c.Type+" "+c.Path+": "+c.Message)
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	v := mustCompile(t, widgetSchema)
+	tests := []struct {
+		name     string
+		obj, old []byte
+		want     string
+	}{
+		{"valid create", obj(`{"min":1,"max":2,"class":"a","size":3}`), nil, ""},
+		{"root rule", []byte(`{"apiVersion":"x.example.com/v1","kind":"Widget","metadata":{"name":"x"},"spec":{}}`), nil,
+			`FieldValueInvalid <nil>: Invalid value: name must start with w-`},
+		{"messageExpression, fieldPath and reason", obj(`{"min":3,"max":2}`), nil,
+			`FieldValueForbidden spec.min: Forbidden: min is more than max`},
+		{"message", obj(`{"legacy":"bad"}`), nil, `FieldValueInvalid spec.legacy: Invalid value: "bad": legacy must not be bad`},
+		{"transition rule skipped on create", obj(`{"class":"a"}`), nil, ""},
+		{"transition rule on update", obj(`{"class":"b"}`), obj(`{"class":"a"}`),
+			`FieldValueInvalid spec.class: Invalid value: "b": Value is immutable`},
+		{"transition rule, field added", obj(`{"class":"b"}`), obj(`{}`), ""},
+		{"optionalOldSelf on create", obj(`{"size":1}`), nil, ""},
+		{"optionalOldSelf, field added", obj(`{"size":1}`), obj(`{}`), ""},
+		{"optionalOldSelf on update", obj(`{"size":1}`), obj(`{"size":2}`),
+			`FieldValueInvalid spec.size: Invalid value: 1: size may only grow`},
+		{"ratcheting: unchanged failing field", obj(`{"legacy":"bad","min":1}`), obj(`{"legacy":"bad"}`), ""},
+		{"ratcheting: changed failing field", obj(`{"legacy":"bad"}`), obj(`{"legacy":"good"}`),
+			`FieldValueInvalid spec.legacy: Invalid value: "bad": legacy must not be bad`},
+		{"list map duplicate", obj(`{"ports":[{"name":"a","port":1},{"name":"a","port":2}]}`), nil,
+			`FieldValueDuplicate spec.ports[1]: Duplicate value: {"name":"a"}`},
+		{"list set duplicate", obj(`{"tags":["x","y","x"]}`), nil, `FieldValueDuplicate spec.tags[2]: Duplicate value: "x"`},
+		{"list duplicate already stored", obj(`{"tags":["x","x"],"min":1}`), obj(`{"tags":["x","x"]}`), ""},
+		{"embedded resource", obj(`{"template":{"metadata":{"name":"a"}}}`), nil,
+			"FieldValueRequired spec.template.apiVersion: Required value\nFieldValueRequired spec.template.kind: Required value\n" +
+				"FieldValueInvalid <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			causes, err := v.Validate(context.Background(), tt.obj, tt.old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(causes); got != tt.want {
+				t.Errorf("Validate =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompileNothingToDo(t *testing.T) {
+	t.Parallel()
+	v := mustCompile(t, `{type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}`)
+	if v != nil {
+		t.Errorf("Compile = %v; want nil for a schema without rules", v)
+	}
+	causes, err := v.Validate(context.Background(), []byte(`not even JSON`), nil)
+	if causes != nil || err != nil {
+		t.Errorf("nil Validator: %v, %v", causes, err)
+	}
+}
+
+func TestCompileRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, schema, want string }{
+		{"syntax", `{type: object, properties: {spec: {type: object, x-kubernetes-validations: [{rule: "self.a =="}]}}}`,
+			`properties.spec.x-kubernetes-validations[0].rule: "self.a ==": compilation failed: ERROR: <input>:1:10: Syntax error`},
+		{"unknown field", `{type: object, properties: {spec: {type: object, properties: {a: {type: string}}, x-kubernetes-validations: [{rule: "self.b == 1"}]}}}`,
+			`properties.spec.x-kubernetes-validations[0].rule: "self.b == 1": compilation failed: ERROR: <input>:1:5: undefined field 'b'`},
+		{"not a boolean", `{type: object, properties: {spec: {type: object, properties: {a: {type: string}}, x-kubernetes-validations: [{rule: "self.a"}]}}}`,
+			`properties.spec.x-kubernetes-validations[0].rule: "self.a": cel expression must evaluate to a bool`},
+		{"messageExpression", `{type: object, properties: {spec: {type: object, x-kubernetes-validations: [{rule: "true", messageExpression: "1"}]}}}`,
+			`properties.spec.x-kubernetes-validations[0].messageExpression: "1": messageExpression must evaluate to a string`},
+		{"cost", `{type: object, properties: {spec: {type: object, properties: {l: {type: array, items: {type: string}}}, x-kubernetes-validations: [{rule: "self.l.all(x, self.l.all(y, x == y))"}]}}}`,
+			`properties.spec.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x`},
+		{"oldSelf in an atomic list", `{type: object, properties: {l: {type: array, items: {type: string, x-kubernetes-validations: [{rule: "self == oldSelf"}]}}}}`,
+			`properties.l.items.x-kubernetes-validations[0].rule: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within properties.l`},
+		{"optionalOldSelf without oldSelf", `{type: object, properties: {a: {type: string, x-kubernetes-validations: [{rule: "self != ''", optionalOldSelf: true}]}}}`,
+			`properties.a.x-kubernetes-validations[0].optionalOldSelf: may not be set if oldSelf is not used in rule`},
+		{"fieldPath", `{type: object, properties: {spec: {type: object, x-kubernetes-validations: [{rule: "true", fieldPath: ".nope"}]}}}`,
+			`properties.spec.x-kubernetes-validations[0].fieldPath: ".nope": must be a valid path`},
+		{"reason", `{type: object, properties: {spec: {type: object, x-kubernetes-validations: [{rule: "true", reason: Nope}]}}}`,
+			`properties.spec.x-kubernetes-validations[0].reason: Unsupported value: "Nope"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := compile(t, tt.schema)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Compile error = %v; want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRuntimeCostBudget: a rule whose estimate passes but whose evaluation
+// costs more than Kubernetes' per-call limit is stopped, and the object
+// refused.
+func TestRuntimeCostBudget(t *testing.T) {
+	t.Parallel()
+	v := mustCompile(t, `{type: object, properties: {spec: {type: object, properties: {l: {type: array, maxItems: 1400, items: {type: integer}}}, x-kubernetes-validations: [{rule: "self.l.all(x, self.l.all(y, x >= 0))"}]}}}`)
+	var b strings.Builder
+	for i := range 1400 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("1")
+	}
+	causes, err := v.Validate(context.Background(), obj(`{"l":[`+b.String()+`]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := render(causes); !strings.Contains(got, "call cost exceeds limit") {
+		t.Errorf("Validate = %s; want the per-call cost limit", got)
+	}
+}
