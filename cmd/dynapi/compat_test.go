@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dynapi/dynapi/engine/registry"
 )
 
 // The compatibility suite: the CustomResourceDefinitions that well-known
@@ -203,7 +205,7 @@ func refused(t *testing.T, k kubectl, what, obj, want string) {
 
 // moduleDir downloads module (path@version) through the Go module proxy
 // and returns its folder in the module cache.
-func moduleDir(t *testing.T, module string) string {
+func moduleDir(t testing.TB, module string) string {
 	t.Helper()
 	cmd := exec.Command("go", "mod", "download", "-json", module)
 	cmd.Dir = t.TempDir() // outside this module: its go.mod does not constrain the download
@@ -216,7 +218,7 @@ func moduleDir(t *testing.T, module string) string {
 }
 
 // copyCRDs copies p's definition files, unmodified, into dst.
-func copyCRDs(t *testing.T, dir string, p compatProject, dst string) {
+func copyCRDs(t testing.TB, dir string, p compatProject, dst string) {
 	t.Helper()
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
@@ -237,7 +239,7 @@ func copyCRDs(t *testing.T, dir string, p compatProject, dst string) {
 	}
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	in, err := os.Open(from)
 	if err != nil {
@@ -270,4 +272,29 @@ func (k kubectl) create(obj string) {
 	if out, err := k.stdin(obj, "apply", "-n", "default", "-f", "-"); err != nil {
 		k.t.Fatalf("kubectl apply: %v\n%s", err, out)
 	}
+}
+
+// BenchmarkLoadCompatibility measures loading every definition of the
+// compatibility suite (registry.Load: parse, compile schemas and CEL
+// rules), and check over them (the load and the conversion proof).
+func BenchmarkLoadCompatibility(b *testing.B) {
+	schemas := b.TempDir()
+	for _, p := range compatProjects {
+		copyCRDs(b, moduleDir(b, p.module), p, filepath.Join(schemas, p.name))
+	}
+	empty := b.TempDir()
+	b.Run("load", func(b *testing.B) {
+		for b.Loop() {
+			if _, problems := registry.Load(os.DirFS(schemas), os.DirFS(empty)); len(problems) > 0 {
+				b.Fatal(problems)
+			}
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if err := check(Config{Schemas: schemas, Conversions: empty}, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
