@@ -35,7 +35,8 @@ type Validator struct {
 // Compile compiles the rules of an openAPIV3Schema given as JSON (already
 // accepted by the schema package). It returns nil, nil when the schema has
 // nothing for a Validator to enforce. The error lists every rule that does
-// not compile or costs more than Kubernetes allows, one per line, as
+// not compile or costs more than Kubernetes allows, and every misuse of
+// list and map types, one per line, as
 // "schema.path.x-kubernetes-validations[i].rule: reason".
 func Compile(openAPIV3Schema []byte) (*Validator, error) {
 	if !mentions(openAPIV3Schema) {
@@ -48,10 +49,14 @@ func Compile(openAPIV3Schema []byte) (*Validator, error) {
 	v := &Validator{schema: s}
 	c := survey(s)
 	v.lists, v.embeds = c.lists, c.embeds
+	problems := structure(s)
+	if c.rules && len(problems) == 0 {
+		problems = check(s)
+	}
+	if len(problems) > 0 {
+		return nil, problemsError(problems)
+	}
 	if c.rules {
-		if problems := check(s); len(problems) > 0 {
-			return nil, problemsError(problems)
-		}
 		v.rules = apiextensionscel.NewValidator(s, true, celconfig.PerCallLimit)
 	}
 	if v.rules == nil && !v.lists && !v.embeds {
@@ -61,7 +66,8 @@ func Compile(openAPIV3Schema []byte) (*Validator, error) {
 }
 
 // markers are the keywords a Validator enforces.
-var markers = [][]byte{[]byte(`"x-kubernetes-validations"`), []byte(`"x-kubernetes-list-type"`), []byte(`"x-kubernetes-embedded-resource"`)}
+var markers = [][]byte{[]byte(`"x-kubernetes-validations"`), []byte(`"x-kubernetes-list-type"`), []byte(`"x-kubernetes-embedded-resource"`),
+	[]byte(`"x-kubernetes-list-map-keys"`), []byte(`"x-kubernetes-map-type"`)}
 
 // mentions reports whether the schema text names one of the markers: most
 // schemas do not, and their compilation then builds nothing.

@@ -209,3 +209,32 @@ func TestRuntimeCostBudget(t *testing.T) {
 		t.Errorf("Validate = %s; want the per-call cost limit", got)
 	}
 }
+
+func TestCompileRefusesListAndMapTypes(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, schema, want string }{
+		{"unknown list type", `{type: object, properties: {l: {type: array, x-kubernetes-list-type: bag, items: {type: string}}}}`,
+			`properties.l.x-kubernetes-list-type: Unsupported value: "bag"`},
+		{"map without keys", `{type: object, properties: {l: {type: array, x-kubernetes-list-type: map, items: {type: object, properties: {a: {type: string}}}}}}`,
+			`properties.l.x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`},
+		{"key not a property", `{type: object, properties: {l: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [b], items: {type: object, required: [a], properties: {a: {type: string}}}}}}`,
+			`properties.l.x-kubernetes-list-map-keys: Invalid value: "b": entries must all be names of item properties`},
+		{"key not a scalar", `{type: object, properties: {l: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [a], items: {type: object, required: [a], properties: {a: {type: object}}}}}}`,
+			`properties.l.items.properties.a.type: must be a scalar type if parent array's x-kubernetes-list-type is map`},
+		{"keys without map", `{type: object, properties: {l: {type: array, x-kubernetes-list-map-keys: [a], items: {type: object, required: [a], properties: {a: {type: string}}}}}}`,
+			`properties.l.x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty`},
+		{"unknown map type", `{type: object, properties: {m: {type: object, x-kubernetes-map-type: loose}}}`,
+			`properties.m.x-kubernetes-map-type: Unsupported value: "loose"`},
+		{"map type on a string", `{type: object, properties: {m: {type: string, x-kubernetes-map-type: atomic}}}`,
+			`properties.m.type: must be object if x-kubernetes-map-type is specified`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := compile(t, tt.schema)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Compile error = %v; want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
