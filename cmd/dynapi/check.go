@@ -25,9 +25,7 @@ func check(cfg Config, stdout io.Writer) error {
 	for _, f := range failures {
 		fmt.Fprintf(stdout, "%s/%s\n", dirOf(cfg, f.Conversion), f)
 	}
-	for _, f := range warnings {
-		fmt.Fprintf(stdout, "warning: %s/%s (no conversion rules: served as kube-apiserver's conversion None serves it, by apiVersion alone)\n", dirOf(cfg, f.Conversion), f)
-	}
+	printWarnings(stdout, cfg, warnings)
 	if n := len(problems) + len(failures); n > 0 {
 		fmt.Fprintf(stdout, "%d problem(s) found\n", n)
 		return errReported
@@ -39,6 +37,31 @@ func check(cfg Config, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+// warningsPerFile is how many of a file's warnings check prints.
+const warningsPerFile = 5
+
+// printWarnings prints the first warnings of each file, and how many more
+// there are: a kind converted by a webhook in Kubernetes can have hundreds.
+func printWarnings(stdout io.Writer, cfg Config, warnings []prove.Failure) {
+	seen := make(map[string]int)
+	for _, f := range warnings {
+		seen[f.File]++
+		switch n := seen[f.File]; {
+		case n <= warningsPerFile:
+			fmt.Fprintf(stdout, "warning: %s/%s\n", dirOf(cfg, f.Conversion), f)
+		case n == warningsPerFile+1:
+			more := 0
+			for _, g := range warnings {
+				if g.File == f.File {
+					more++
+				}
+			}
+			fmt.Fprintf(stdout, "warning: %s/%s: %d more like these (no conversion rules: its versions convert by apiVersion alone, as with kube-apiserver's conversion None)\n",
+				dirOf(cfg, f.Conversion), f.File, more-warningsPerFile)
+		}
+	}
 }
 
 // splitFailures separates the proof's failures for kinds with a rules
