@@ -238,3 +238,37 @@ func TestCompileRefusesListAndMapTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestLibraries: the rules published definitions use compile and run with
+// Kubernetes' CEL libraries.
+func TestLibraries(t *testing.T) {
+	t.Parallel()
+	rules := []string{
+		"quantity(self.q).isLessThan(quantity('2Gi'))",
+		"isCIDR(self.cidr) && cidr(self.cidr).containsIP(ip(self.ip))",
+		"isURL(self.url) && url(self.url).getHost() == 'example.com'",
+		"self.url.matches('^https://')",
+		"[1, 2, 3].isSorted() && self.tags.indexOf('b') == 1",
+		"!format.dns1123Label().validate(self.name).hasValue()",
+		"isSemver(self.version) && semver(self.version).isGreaterThan(semver('1.0.0'))",
+	}
+	var b strings.Builder
+	b.WriteString(`{type: object, properties: {spec: {type: object, properties: {q: {type: string, maxLength: 20}, cidr: {type: string, maxLength: 50}, ip: {type: string, maxLength: 50}, url: {type: string, maxLength: 100}, name: {type: string, maxLength: 63}, version: {type: string, maxLength: 20}, tags: {type: array, maxItems: 10, items: {type: string, maxLength: 10}}}, x-kubernetes-validations: [`)
+	for i, r := range rules {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`{rule: "` + r + `", message: "` + strings.ReplaceAll(r, `'`, ``) + `"}`)
+	}
+	b.WriteString("]}}}")
+	v := mustCompile(t, b.String())
+	good := obj(`{"q":"1Gi","cidr":"10.0.0.0/8","ip":"10.1.2.3","url":"https://example.com/x","name":"web","version":"1.2.3","tags":["a","b"]}`)
+	if causes, err := v.Validate(context.Background(), good, nil); err != nil || len(causes) > 0 {
+		t.Errorf("valid object: %v %s", err, render(causes))
+	}
+	bad := obj(`{"q":"3Gi","cidr":"10.0.0.0/8","ip":"192.168.0.1","url":"http://other.org","name":"Web_1","version":"0.9.0","tags":["b"]}`)
+	causes, err := v.Validate(context.Background(), bad, nil)
+	if err != nil || len(causes) != len(rules) {
+		t.Errorf("invalid object: %v; want %d causes, got\n%s", err, len(rules), render(causes))
+	}
+}
