@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tidwall/gjson"
-
 	// Kubernetes' own version priority order, as discovery uses it.
 	"k8s.io/apimachinery/pkg/version"
 
@@ -76,17 +74,6 @@ func (n *native) unenforced() []string {
 		out = append(out, "conversion: the webhook is not called; versions convert by the rules in conversions/, or by apiVersion alone")
 	}
 	return out
-}
-
-// declares reports whether key is a member of the schema or of a schema
-// nested in it.
-func declares(s gjson.Result, key string) bool {
-	found := false
-	s.ForEach(func(k, v gjson.Result) bool {
-		found = k.Str == key || (v.IsObject() || v.IsArray()) && declares(v, key)
-		return !found
-	})
-	return found
 }
 
 // build compiles the version's schema; the other fields were checked.
