@@ -26,7 +26,8 @@ var stages = []stage{
 	{"preconditions", DeleteOperation, preconditions},
 	{"strategy", writes, prepare},
 	{"strategy", DeleteOperation, prepareDelete},
-	{"admit", writes, admitStage}, // prune, default, validate with ratcheting
+	{"admit", writes, admitStage},                // prune, default, validate with ratcheting
+	{"validationRules", writes, validationRules}, // CEL, list types, embedded resources
 	{"managedFields", writes, managedFields},
 	{"strategyValidation", writes, validateByStrategy},
 	{"generation", UpdateOperation, generation},
