@@ -16,6 +16,13 @@ import (
 // run after each phase that has one.
 var allPhases = []string{"create", "get", "list", "select", "update", "watch", "delete", "raw"}
 
+// kindsPhase measures many definitions (see kinds.go); it runs only when
+// named, after the others, and alone it needs no create.
+const kindsPhase = "kinds"
+
+// defaultKinds is the number of definitions of the kinds phase when -kinds is 0.
+const defaultKinds = 100
+
 // minSize is the smallest -size: an object's fixed fields take about this much.
 const minSize = 300
 
@@ -29,9 +36,18 @@ type config struct {
 	Servers     []string
 	Phases      map[string]bool
 	JSON        bool
+	Kinds       int // definitions of the kinds phase; 0: defaultKinds
 	// Token is sent as a bearer token with every request; servers the tool
 	// starts then authenticate it and authorize with RBAC.
 	Token string
+}
+
+// kindCount is the number of definitions of the kinds phase.
+func (c config) kindCount() int {
+	if c.Kinds > 0 {
+		return c.Kinds
+	}
+	return defaultKinds
 }
 
 // parseConfig reads the flags.
@@ -50,6 +66,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.JSON, "json", false, "print the results as JSON")
 	fs.StringVar(&c.Token, "token", "", "bearer token sent with every request; the servers the tool starts authenticate it\n"+
 		"(--token-auth-file) and authorize it with RBAC through a ClusterRoleBinding to cluster-admin")
+	fs.IntVar(&c.Kinds, "kinds", 0, fmt.Sprintf("definitions of the kinds phase (0: %d)", defaultKinds))
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -77,6 +94,8 @@ func (c config) check() error {
 		return fmt.Errorf("-size must be at least %d", minSize)
 	case c.WatchWrites < 1:
 		return errors.New("-watch-writes must be at least 1")
+	case c.Kinds < 0:
+		return errors.New("-kinds must not be negative")
 	}
 	return nil
 }
@@ -101,15 +120,19 @@ func parseServers(list string) ([]string, error) {
 	return out, nil
 }
 
-// parsePhases reads the phase list; create is always included.
+// parsePhases reads the phase list; create is always included, unless
+// the list names the kinds phase alone.
 func parsePhases(list string) (map[string]bool, error) {
-	out := map[string]bool{"create": true}
+	out := map[string]bool{}
 	for _, p := range strings.Split(list, ",") {
 		p = strings.TrimSpace(p)
-		if !slices.Contains(allPhases, p) {
-			return nil, fmt.Errorf("-phases: unknown phase %q (known: %s)", p, strings.Join(allPhases, ","))
+		if !slices.Contains(allPhases, p) && p != kindsPhase {
+			return nil, fmt.Errorf("-phases: unknown phase %q (known: %s,%s)", p, strings.Join(allPhases, ","), kindsPhase)
 		}
 		out[p] = true
+	}
+	if len(out) > 1 || !out[kindsPhase] {
+		out["create"] = true
 	}
 	return out, nil
 }

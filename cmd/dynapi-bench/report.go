@@ -11,13 +11,14 @@ import (
 
 // report is the outcome of a run.
 type report struct {
-	Objects  int      `json:"objects"`
-	Clients  int      `json:"clients"`
-	Size     int      `json:"size"`
-	Database string   `json:"database"` // how the database was provided
-	Rows     []row    `json:"phases"`
-	Memory   []memory `json:"memory"` // while all objects were stored
-	Errors   []string `json:"errors,omitempty"`
+	Objects  int          `json:"objects"`
+	Clients  int          `json:"clients"`
+	Size     int          `json:"size"`
+	Database string       `json:"database"` // how the database was provided
+	Rows     []row        `json:"phases"`
+	Memory   []memory     `json:"memory"` // while all objects were stored
+	Kinds    *kindsReport `json:"kinds,omitempty"`
+	Errors   []string     `json:"errors,omitempty"`
 }
 
 // row is one phase: dynapi's figures and, where there is one, the baseline's.
@@ -53,6 +54,25 @@ func (x row) ratio() float64 {
 // writeTable prints the report for people.
 func (r *report) writeTable(w io.Writer) error {
 	fmt.Fprintf(w, "dynapi-bench: %d objects of ~%d bytes, %d clients; database: %s\n\n", r.Objects, r.Size, r.Clients, r.Database)
+	if len(r.Rows) > 0 {
+		if err := r.writeRows(w); err != nil {
+			return err
+		}
+	}
+	for _, m := range r.Memory {
+		fmt.Fprintf(w, "\nmemory of dynapi %s with %d objects stored: VmRSS %s, VmHWM %s", m.Server, r.Objects, mib(m.RSSBytes), mib(m.HWMBytes))
+	}
+	fmt.Fprintln(w)
+	r.Kinds.writeTable(w)
+	for _, e := range r.Errors {
+		fmt.Fprintln(w, "error:", e)
+	}
+	_, err := fmt.Fprintf(w, "\nfailed operations: %d\n", r.failures())
+	return err
+}
+
+// writeRows prints the phases on objects and their CPU time.
+func (r *report) writeRows(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "phase\tclients\tops\terrors\tops/s\tp50\tp99\traw ops/s\traw p50\tratio\t")
 	for _, x := range r.Rows {
@@ -70,18 +90,7 @@ func (r *report) writeTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if err := r.writeCPUTable(w); err != nil {
-		return err
-	}
-	for _, m := range r.Memory {
-		fmt.Fprintf(w, "\nmemory of dynapi %s with %d objects stored: VmRSS %s, VmHWM %s", m.Server, r.Objects, mib(m.RSSBytes), mib(m.HWMBytes))
-	}
-	fmt.Fprintln(w)
-	for _, e := range r.Errors {
-		fmt.Fprintln(w, "error:", e)
-	}
-	_, err := fmt.Fprintf(w, "\nfailed operations: %d\n", r.failures())
-	return err
+	return r.writeCPUTable(w)
 }
 
 // writeCPUTable prints the CPU time per operation of the phases that have

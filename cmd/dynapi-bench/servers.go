@@ -27,6 +27,7 @@ type cluster struct {
 	servers     []*server // the first takes the load; the second watches too
 	pg          *pgserver.Server
 	tmp         string   // binary, logs and private database; removed by close
+	bin         string   // the dynapi binary built; "" when the servers are given
 	security    []string // the servers' authentication and authorization flags
 }
 
@@ -72,6 +73,7 @@ func (c *cluster) start(ctx context.Context, progress io.Writer) error {
 		return err
 	}
 	bin := filepath.Join(c.tmp, "dynapi")
+	c.bin = bin
 	fmt.Fprintln(progress, "building dynapi")
 	if err := goCommand(ctx, root, "build", "-o", bin, "./cmd/dynapi"); err != nil {
 		return err
@@ -86,7 +88,8 @@ func (c *cluster) start(ctx context.Context, progress io.Writer) error {
 		c.databaseURL = c.pg.URL()
 	}
 	for i := range 2 {
-		s, err := startServer(ctx, serverName(i), bin, root, c.databaseURL, c.tmp, c.security)
+		s, err := startServer(ctx, serverName(i), bin, filepath.Join(root, "schemas"), c.databaseURL, c.tmp,
+			append([]string{"--conversions", filepath.Join(root, "conversions")}, c.security...)...)
 		if s != nil {
 			c.servers = append(c.servers, s)
 		}
@@ -134,9 +137,10 @@ func goCommand(ctx context.Context, dir string, args ...string) error {
 	return nil
 }
 
-// startServer runs the dynapi binary on a free loopback port and waits
-// until it is ready. Its output goes to a log file in dir.
-func startServer(ctx context.Context, name, bin, root, databaseURL, dir string, security []string) (*server, error) {
+// startServer runs the dynapi binary on a free loopback port, serving the
+// definitions in schemas, and waits until it is ready. Its output goes to a
+// log file in dir; args are more flags.
+func startServer(ctx context.Context, name, bin, schemas, databaseURL, dir string, args ...string) (*server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -147,9 +151,7 @@ func startServer(ctx context.Context, name, bin, root, databaseURL, dir string, 
 		return nil, err
 	}
 	defer logFile.Close() // the child has its own descriptor
-	args := append([]string{"--listen", addr, "--database-url", databaseURL,
-		"--schemas", filepath.Join(root, "schemas"), "--conversions", filepath.Join(root, "conversions")}, security...)
-	s.cmd = exec.Command(bin, args...)
+	s.cmd = exec.Command(bin, append([]string{"--listen", addr, "--database-url", databaseURL, "--schemas", schemas}, args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start dynapi %s: %w", name, err)

@@ -21,17 +21,64 @@ func check(cfg Config, stdout io.Writer) error {
 	for _, p := range problems {
 		fmt.Fprintf(stdout, "%s/%s\n", dirOf(cfg, p.Conversion), p)
 	}
-	failures := prove.Snapshot(snap)
+	failures, warnings := splitFailures(prove.Snapshot(snap))
 	for _, f := range failures {
 		fmt.Fprintf(stdout, "%s/%s\n", dirOf(cfg, f.Conversion), f)
 	}
+	printWarnings(stdout, cfg, warnings)
 	if n := len(problems) + len(failures); n > 0 {
 		fmt.Fprintf(stdout, "%d problem(s) found\n", n)
 		return errReported
 	}
-	fmt.Fprintf(stdout, "ok: %d definition(s) in %s and %d built in, %d with conversion rules in %s, every conversion proved\n",
+	fmt.Fprintf(stdout, "ok: %d definition(s) in %s and %d built in, %d with conversion rules in %s, every conversion with rules proved",
 		len(snap.Resources())-builtins(snap), cfg.Schemas, builtins(snap), withRules(snap), cfg.Conversions)
+	if len(warnings) > 0 {
+		fmt.Fprintf(stdout, "; %d warning(s) for kinds without rules", len(warnings))
+	}
+	fmt.Fprintln(stdout)
 	return nil
+}
+
+// warningsPerFile is how many of a file's warnings check prints.
+const warningsPerFile = 5
+
+// printWarnings prints the first warnings of each file, and how many more
+// there are: a kind converted by a webhook in Kubernetes can have hundreds.
+func printWarnings(stdout io.Writer, cfg Config, warnings []prove.Failure) {
+	seen := make(map[string]int)
+	for _, f := range warnings {
+		seen[f.File]++
+		switch n := seen[f.File]; {
+		case n <= warningsPerFile:
+			fmt.Fprintf(stdout, "warning: %s/%s\n", dirOf(cfg, f.Conversion), f)
+		case n == warningsPerFile+1:
+			more := 0
+			for _, g := range warnings {
+				if g.File == f.File {
+					more++
+				}
+			}
+			fmt.Fprintf(stdout, "warning: %s/%s: %d more like these (no conversion rules: its versions convert by apiVersion alone, as with kube-apiserver's conversion None)\n",
+				dirOf(cfg, f.Conversion), f.File, more-warningsPerFile)
+		}
+	}
+}
+
+// splitFailures separates the proof's failures for kinds with a rules
+// file, which check refuses, from those of kinds without one, which it
+// only reports. Why: a definition without rules converts by apiVersion
+// alone, as kube-apiserver's conversion strategy None does, and serve
+// serves it so; published CustomResourceDefinitions (Gateway API's
+// experimental channel) rely on that, and check must agree with serve.
+func splitFailures(all []prove.Failure) (failures, warnings []prove.Failure) {
+	for _, f := range all {
+		if f.Conversion {
+			failures = append(failures, f)
+		} else {
+			warnings = append(warnings, f)
+		}
+	}
+	return failures, warnings
 }
 
 // definitionDirs says which of the definition folders is missing, if

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // watchSpec says what one watcher watches.
@@ -86,10 +88,7 @@ func (c *cluster) listRV(t *testing.T, proc int, kind string) int64 {
 // checked as well.
 func (c *cluster) startMidRun(ctx context.Context, t *testing.T, led *ledger, reading *sync.WaitGroup) []*watch {
 	t.Helper()
-	deadline := time.Now().Add(settleTimeout)
-	for led.len() < concurrentWriters*opsPerWriter/4 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	wait.Until(settleTimeout, func() bool { return led.len() >= concurrentWriters*opsPerWriter/4 })
 	r, err := c.listPages(ctx, 0)
 	if err != nil {
 		t.Fatalf("paginated list mid-run: %v", err)
@@ -267,22 +266,25 @@ func waitForWatches(t *testing.T, watches []*watch, wants [][]change) {
 			continue
 		}
 		last := wants[i][len(wants[i])-1].rv
-		for w.reached() < last {
-			select {
-			case <-w.ended:
-			default:
-				if time.Now().Before(deadline) {
-					time.Sleep(10 * time.Millisecond)
-					continue
-				}
-			}
-			w.mu.Lock()
-			missing, _ := diffChanges(w.events, wants[i])
-			t.Errorf("watch %q (from %d): saw up to resourceVersion %d, not %d, within %s; %d changes missing: %s",
-				w.name, w.from, w.lastRV, last, settleTimeout, len(missing), firstTen(missing))
-			w.mu.Unlock()
-			break
+		wait.Until(time.Until(deadline), func() bool { return w.reached() >= last || w.hasEnded() })
+		if w.reached() >= last {
+			continue
 		}
+		w.mu.Lock()
+		missing, _ := diffChanges(w.events, wants[i])
+		t.Errorf("watch %q (from %d): saw up to resourceVersion %d, not %d, within %s; %d changes missing: %s",
+			w.name, w.from, w.lastRV, last, settleTimeout, len(missing), firstTen(missing))
+		w.mu.Unlock()
+	}
+}
+
+// hasEnded reports whether w's stream has ended.
+func (w *watch) hasEnded() bool {
+	select {
+	case <-w.ended:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 const (
@@ -77,10 +79,12 @@ func mustDo(t *testing.T, want int, method, url, body string) string {
 func waitFor(t *testing.T, code int, path string, servers ...string) {
 	t.Helper()
 	for _, s := range servers {
-		poll(t, s+path+" answers "+http.StatusText(code), func() (bool, string) {
+		what := s + path + " answers " + http.StatusText(code)
+		took := wait.Eventually(t, 2*time.Second, func() (bool, string) {
 			got, body := httpGet(t, s+path)
-			return got == code, body
+			return got == code, what + "; last: " + body
 		})
+		t.Logf("%s after %v", what, took.Round(time.Millisecond))
 	}
 }
 
@@ -88,29 +92,13 @@ func waitFor(t *testing.T, code int, path string, servers ...string) {
 // conditions want, "Type=Status:Reason" separated by spaces.
 func waitForConditions(t *testing.T, url, want string) {
 	t.Helper()
-	poll(t, url+" has "+want, func() (bool, string) {
+	took := wait.Eventually(t, 2*time.Second, func() (bool, string) {
 		_, obj := httpGet(t, url)
 		var got []string
 		for _, c := range gjson.Get(obj, "status.conditions").Array() {
 			got = append(got, c.Get("type").Str+"="+c.Get("status").Str+":"+c.Get("reason").Str)
 		}
-		return strings.Join(got, " ") == want, gjson.Get(obj, "status").Raw
+		return strings.Join(got, " ") == want, url + " has " + want + "; last: " + gjson.Get(obj, "status").Raw
 	})
-}
-
-// poll calls cond until it holds, for up to 2 s.
-func poll(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	start := time.Now()
-	for {
-		ok, last := cond()
-		if ok {
-			t.Logf("%s after %v", what, time.Since(start).Round(time.Millisecond))
-			return
-		}
-		if time.Since(start) > 2*time.Second {
-			t.Fatalf("%s: not within 2 s; last: %s", what, last)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	t.Logf("%s has %s after %v", url, want, took.Round(time.Millisecond))
 }

@@ -5,6 +5,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // kubectl runs the real kubectl against a dynapi server, with no kubeconfig
@@ -121,9 +124,9 @@ func TestKubectlDefinitionsThroughTheAPI(t *testing.T) {
 		}
 	}
 	// The kind goes once the controller has seen the delete.
-	poll(t, "kubectl get crontabs fails", func() (bool, string) {
+	wait.Eventually(t, 2*time.Second, func() (bool, string) {
 		k := kubectl{t: t, server: server, home: t.TempDir()}
 		out, err := k.exec("get", "crontabs")
-		return err != nil && strings.Contains(out, `doesn't have a resource type "crontabs"`), out
+		return err != nil && strings.Contains(out, `doesn't have a resource type "crontabs"`), "kubectl get crontabs fails; last: " + out
 	})
 }

@@ -24,7 +24,7 @@ func (m *Main) startReloader(ctx context.Context, service *resource.Service) err
 	m.indexer, m.stopIndexer = startFieldIndexer(indexCtx, m.store, m.Logger), stopIndexer
 	m.reloader = reload.New(m.Config.Schemas, m.Config.Conversions, reload.Options{
 		Logger: m.Logger, RuntimeConfig: runtimeConfig, Policy: policy,
-		Preview: service.CheckSchemaChange, Registerer: m.metrics, OnSwap: m.indexer.swapped,
+		Preview: service.CheckSchemaChange, Registerer: m.metrics, OnSwap: m.swapped,
 	})
 	if err := m.reloader.Reload(); err != nil {
 		m.Logger.Warn("definitions", "err", err)
@@ -38,4 +38,13 @@ func (m *Main) startReloader(ctx context.Context, service *resource.Service) err
 		}
 	}()
 	return nil
+}
+
+// swapped hands a new snapshot to the work that follows it, without
+// waiting: the field indexes, and the OpenAPI documents.
+func (m *Main) swapped(snap *registry.Snapshot) {
+	m.indexer.swapped(snap)
+	if api := m.api.Load(); api != nil {
+		api.PrepareOpenAPI()
+	}
 }

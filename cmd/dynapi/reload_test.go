@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // gizmoDef defines Gizmo in test.example.com, its spec.size bounded by schemaExtra.
@@ -81,18 +83,6 @@ func send(t *testing.T, method, url, body string) (int, string) {
 	return resp.StatusCode, string(out)
 }
 
-// eventually polls cond until it holds, for at most 2 s, issue 5's bound.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within 2 s: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // Removing a definition file unserves its kind (404, gone from discovery,
 // its watches end) and keeps its objects; restoring it serves them again.
 func TestDefinitionRemovedAndRestored(t *testing.T) {
@@ -113,7 +103,10 @@ func TestDefinitionRemovedAndRestored(t *testing.T) {
 	if err := os.Rename(filepath.Join(schemas, "test/gizmo.yaml"), saved); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "gizmos unserved", func() bool { code, _ := send(t, http.MethodGet, base+gizmos, ""); return code == http.StatusNotFound })
+	wait.Eventually(t, 2*time.Second, func() (bool, string) {
+		code, body := send(t, http.MethodGet, base+gizmos, "")
+		return code == http.StatusNotFound, "gizmos unserved; last: " + body
+	})
 	if _, groups := httpGet(t, base+"/apis"); strings.Contains(groups, "test.example.com") {
 		t.Errorf("discovery still has the group: %s", groups)
 	}
@@ -126,7 +119,10 @@ func TestDefinitionRemovedAndRestored(t *testing.T) {
 	if err := os.Rename(saved, filepath.Join(schemas, "test/gizmo.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "gizmos served again", func() bool { code, _ := send(t, http.MethodGet, base+gizmos, ""); return code == http.StatusOK })
+	wait.Eventually(t, 2*time.Second, func() (bool, string) {
+		code, body := send(t, http.MethodGet, base+gizmos, "")
+		return code == http.StatusOK, "gizmos served again; last: " + body
+	})
 	_, list := send(t, http.MethodGet, base+gizmos, "")
 	if got := gjson.Get(list, "items.#.metadata.uid").String(); got != `["`+strings.Join(uids, `","`)+`"]` {
 		t.Fatalf("objects after the restore: %s, want uids %v", got, uids)
@@ -173,9 +169,9 @@ func TestSchemaChangePreviewAndRatcheting(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(schemas, "test/gizmo.yaml"), gizmoDef(", maximum: 10"))
 	var status string
-	eventually(t, "the change refused", func() bool {
+	wait.Eventually(t, 2*time.Second, func() (bool, string) {
 		_, status = httpGet(t, refusing+"/debug/definitions")
-		return gjson.Get(status, `problems.#(file=="test/gizmo.yaml")`).Exists()
+		return gjson.Get(status, `problems.#(file=="test/gizmo.yaml")`).Exists(), "the change refused; last: " + status
 	})
 	check := gjson.Get(status, `schemaChecks.#(resource=="gizmos")`)
 	if check.Get("objects").Int() != 2 || check.Get("invalid").Int() != 1 || check.Get("examples.0.name").Str != "big" ||

@@ -7,17 +7,16 @@ import (
 	"time"
 
 	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
-	"github.com/dynapi/dynapi/engine/rbac"
-	"github.com/dynapi/dynapi/engine/registry"
 
 	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// secure sets the authentication and authorization of opts from the
-// configuration.
-func (m *Main) secure(ctx context.Context, service *resource.Service, opts *httpapi.Options) error {
+// secure sets the authentication, audit, authorization and limits of
+// opts from the configuration. With RBAC, it builds the index that
+// authorizes (started by startRBAC, once the control plane runs).
+func (m *Main) secure(service *resource.Service, opts *httpapi.Options) error {
 	sec := m.Config.Security
 	opts.MaxRequestsInflight, opts.MaxMutatingInflight = sec.MaxRequestsInflight, sec.MaxMutatingInflight
 	opts.RequestTimeout, opts.MinRequestTimeout = sec.RequestTimeout, time.Duration(sec.MinRequestTimeout)*time.Second
@@ -43,32 +42,12 @@ func (m *Main) secure(ctx context.Context, service *resource.Service, opts *http
 		}
 		opts.Auditor = m.auditLog
 	}
-	if sec.AuthorizationMode != modeRBAC {
-		return nil
+	if sec.AuthorizationMode == modeRBAC {
+		m.rbac = rbacauthz.New(service, m.reloader, m.Logger)
+		opts.Authorizer = m.rbac
 	}
-	if err := m.startRBAC(ctx, service); err != nil {
-		return err
-	}
-	opts.Authorizer = m.rbac
 	return nil
 }
-
-// guardRBAC makes the RBAC strategies check escalation against the RBAC
-// index, with --authorization-mode=RBAC. Called before anything writes
-// through service: strategies are registered before it serves.
-func (m *Main) guardRBAC(service *resource.Service) {
-	if m.Config.Security.AuthorizationMode != modeRBAC {
-		return
-	}
-	m.rbac = rbacauthz.New(service, snapshotsOf(func() *registry.Snapshot { return m.reloader.Load() }), m.Logger)
-	rbac.Guard(service, m.rbac)
-}
-
-// snapshotsOf is a function as rbacauthz.Snapshots: the reloader is
-// started after the strategies are registered.
-type snapshotsOf func() *registry.Snapshot
-
-func (f snapshotsOf) Load() *registry.Snapshot { return f() }
 
 // rbacSyncTimeout bounds the first listing of the RBAC objects at start.
 const rbacSyncTimeout = 30 * time.Second
@@ -91,4 +70,19 @@ func (m *Main) startRBAC(ctx context.Context, service *resource.Service) error {
 	waitCtx, cancel := context.WithTimeout(ctx, rbacSyncTimeout)
 	defer cancel()
 	return m.rbac.WaitSynced(waitCtx)
+}
+
+// runUntilStopped runs f in a goroutine; stop cancels its context and
+// waits for it to return.
+func runUntilStopped(ctx context.Context, f func(context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

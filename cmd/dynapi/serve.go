@@ -10,16 +10,15 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/audit"
 	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
 	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
-	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/reload"
@@ -30,32 +29,27 @@ import (
 // shutdownTimeout bounds how long in-flight requests may finish on Close.
 const shutdownTimeout = 10 * time.Second
 
-// namespaceRecheck is how often the namespace finalizer looks for
-// namespaces marked for deletion through other processes (or before a
-// restart); those marked through this one it sees at once.
-const namespaceRecheck = 10 * time.Second
-
 // Main is a running dynapi server: Run starts it, Close stops it.
 type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	pg          *pgserver.Server
-	store       *postgres.Store
-	reloader    *reload.Reloader
-	metrics     *prometheus.Registry
-	stopReload  context.CancelFunc
-	reloading   chan struct{} // closed when the reloader's Run returns
-	indexer     *fieldIndexer
-	stopIndexer context.CancelFunc
-	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
-	stopNSs     func() // stops the namespace finalizer and waits for it
-	stopRBAC    func() // stops following the RBAC objects
-	auditLog    *audit.Log
-	rbac        *rbacauthz.Index // with --authorization-mode=RBAC
-	http        *http.Server
-	listener    net.Listener
-	served      chan error
+	pg           *pgserver.Server
+	store        *postgres.Store
+	reloader     *reload.Reloader
+	metrics      *prometheus.Registry
+	stopReload   context.CancelFunc
+	reloading    chan struct{} // closed when the reloader's Run returns
+	indexer      *fieldIndexer
+	api          atomic.Pointer[httpapi.Server] // set once serving; OnSwap prepares its documents
+	stopIndexer  context.CancelFunc
+	controlPlane *controlplane.ControlPlane
+	stopRBAC     func()           // stops following the RBAC objects
+	auditLog     *audit.Log       // with --audit-policy-file
+	rbac         *rbacauthz.Index // with --authorization-mode=RBAC
+	http         *http.Server
+	listener     net.Listener
+	served       chan error
 }
 
 // Run opens (or starts) the database, migrates it, loads the definitions,
@@ -70,25 +64,30 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	service := resource.New(m.store)
-	namespaces := controlplane.Register(service)
-	m.guardRBAC(service)
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}
-	if err := m.startCRDs(ctx, service); err != nil {
+	opts := httpapi.Options{Ready: m.store.Ping, Metrics: m.metrics, Profiling: m.Config.Profiling}
+	if err := m.secure(service, &opts); err != nil {
 		return err
 	}
-	if err := m.ensureDefaultNamespace(ctx, service); err != nil {
+	cfg := controlplane.Config{Service: service, Snapshots: m.reloader, Logger: m.Logger, HTTP: opts}
+	if m.rbac != nil {
+		cfg.Escalation = m.rbac
+	}
+	cp, err := controlplane.Start(ctx, cfg)
+	if err != nil {
 		return err
 	}
-	m.stopNSs = runUntilStopped(ctx, func(ctx context.Context) {
-		namespaces.Run(ctx, namespaceRecheck, m.Logger)
-	})
-	opts := httpapi.Options{Ready: m.store.Ping, Logger: m.Logger, Metrics: m.metrics, Profiling: m.Config.Profiling}
-	if err := m.secure(ctx, service, &opts); err != nil {
-		return err
+	m.controlPlane = cp
+	if m.rbac != nil {
+		if err := m.startRBAC(ctx, service); err != nil {
+			return err
+		}
 	}
-	return m.serve(httpapi.New(service, m.reloader, opts))
+	m.api.Store(cp.API)
+	cp.API.PrepareOpenAPI()
+	return m.serve(cp.API)
 }
 
 // Addr is the address the server listens on (useful with port 0).
@@ -124,16 +123,6 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	}
 	m.Logger.Info("database ready", "url", redact(dbURL), "private", m.pg != nil)
 	return nil
-}
-
-// ensureDefaultNamespace creates the "default" namespace on first start.
-func (m *Main) ensureDefaultNamespace(ctx context.Context, service *resource.Service) error {
-	err := namespace.Ensure(ctx, service, m.reloader.Load(), "default")
-	if engine.ErrorCode(err) == engine.CodeNotFound {
-		m.Logger.Warn("namespaced kinds cannot be used", "reason", err)
-		return nil
-	}
-	return err
 }
 
 func (m *Main) serve(handler http.Handler) error {
@@ -175,11 +164,8 @@ func (m *Main) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	if m.stopCRDs != nil {
-		m.stopCRDs()
-	}
-	if m.stopNSs != nil {
-		m.stopNSs()
+	if m.controlPlane != nil {
+		m.controlPlane.Stop()
 	}
 	if m.stopRBAC != nil {
 		m.stopRBAC()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // reexecEnv, set to 1 in the environment of this test binary, makes it run
@@ -97,25 +100,22 @@ func startProcess(t *testing.T, name, databaseURL string) *process {
 // waitReady polls /readyz until it answers 200.
 func (p *process) waitReady(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(processStartTimeout)
-	for {
+	wait.Eventually(t, processStartTimeout, func() (bool, string) {
 		resp, err := http.Get(p.url + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return true, ""
 			}
+			err = fmt.Errorf("status %d", resp.StatusCode)
 		}
 		select {
 		case <-p.exited:
 			t.Fatalf("dynapi %s exited (%v); its log:\n%s", p.name, p.waitErr, p.log.tail())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("dynapi %s not ready after %s (last: %v); its log:\n%s", p.name, processStartTimeout, err, p.log.tail())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("dynapi %s ready (last: %v); its log:\n%s", p.name, err, p.log.tail())
+	})
 }
 
 // stop sends SIGTERM and waits for a clean exit; it kills the process if

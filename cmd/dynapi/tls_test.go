@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // HTTPS serves HTTP/2, holds to --tls-min-version, and serves a renewed
@@ -47,12 +49,12 @@ func TestTLSServing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	poll(t, "the renewed certificate is served", func() (bool, string) {
+	wait.Eventually(t, 10*time.Second, func() (bool, string) {
 		resp, err := served()
 		if err != nil {
 			return false, err.Error()
 		}
 		cn := resp.TLS.PeerCertificates[0].Subject.CommonName
-		return cn == "second", cn
+		return cn == "second", "the renewed certificate served; saw " + cn
 	})
 }

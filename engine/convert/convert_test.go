@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestConvertWithoutRules(t *testing.T) {
@@ -33,7 +34,7 @@ func TestConvertWithoutRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jsonEqual(t, got, tt.want)
+			jsoneq.Assert(t, got, tt.want)
 			if !bytes.Equal(in, tt.in) {
 				t.Errorf("Convert modified its input: %s", in)
 			}
@@ -72,7 +73,7 @@ func TestFromHubWrittenOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jsonEqual(t, got, thing("v1", `"spec":{"a":1,"b":1}`))
+	jsoneq.Assert(t, got, thing("v1", `"spec":{"a":1,"b":1}`))
 }
 
 func TestNilRulesAccessors(t *testing.T) {
@@ -126,7 +127,7 @@ func TestProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jsonEqual(t, got, thing("v2", `"spec":{"outlets":["a"]}`))
+	jsoneq.Assert(t, got, thing("v2", `"spec":{"outlets":["a"]}`))
 }
 
 // Convert never panics, whatever its input: the pipeline checks JSON at

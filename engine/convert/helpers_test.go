@@ -1,9 +1,6 @@
 package convert
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -34,25 +31,4 @@ func thing(version, members string) []byte {
 		s += "," + members
 	}
 	return []byte(s + "}")
-}
-
-// jsonEqual compares JSON semantically, numbers by their exact text.
-func jsonEqual(t *testing.T, got, want []byte) {
-	t.Helper()
-	g, err1 := decode(got)
-	w, err2 := decode(want)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("invalid JSON: got %v (%s), want %v (%s)", err1, got, err2, want)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("\n got %s\nwant %s", got, want)
-	}
-}
-
-func decode(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	err := d.Decode(&v)
-	return v, err
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 // Remainder compares an object with its projection through a version that
@@ -39,7 +40,7 @@ func (d *differ) value(o, p string) {
 	case o == p: // the same text: most of an object, checked without parsing
 	case strings.HasPrefix(o, "{") && strings.HasPrefix(p, "{"):
 		d.object(o, p)
-	case o == "" || p == "" || !equal(gjson.Parse(o), gjson.Parse(p)):
+	case o == "" || p == "" || !jsoneq.EqualText(o, p):
 		d.entry(o, p)
 	}
 }
@@ -138,7 +139,7 @@ func (d doc) restore(e gjson.Result) error {
 	}
 	p := newPath(keys)
 	cur, projected, original := d.value(p), e.Get("projected"), e.Get("original")
-	if cur.Exists() != projected.Exists() || cur.Exists() && !equal(cur, projected) {
+	if cur.Exists() != projected.Exists() || cur.Exists() && !jsoneq.EqualText(cur.Raw, projected.Raw) {
 		return nil
 	}
 	switch {

@@ -3,9 +3,8 @@ package convert
 import (
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestRemainder(t *testing.T) {
@@ -37,13 +36,13 @@ func TestRemainder(t *testing.T) {
 				}
 				return
 			}
-			jsonEqual(t, got, []byte(tt.want))
+			jsoneq.Assert(t, got, []byte(tt.want))
 			// What the projection holds, unchanged, gets the original back.
 			restored, err := Restore([]byte(tt.projected), got)
 			if err != nil {
 				t.Fatal(err)
 			}
-			jsonEqual(t, restored, []byte(tt.original))
+			jsoneq.Assert(t, restored, []byte(tt.original))
 		})
 	}
 }
@@ -83,7 +82,7 @@ func TestRestore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jsonEqual(t, got, []byte(tt.want))
+			jsoneq.Assert(t, got, []byte(tt.want))
 			if string(obj) != tt.obj {
 				t.Errorf("Restore modified its input: %s", obj)
 			}
@@ -119,7 +118,7 @@ func TestRemainderRestoresAnyPair(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Restore(%s, %s): %v", b, rem, err)
 			}
-			if !equal(gjson.ParseBytes(got), gjson.Parse(a)) {
+			if !jsoneq.Equal(got, []byte(a)) {
 				t.Errorf("a %s\nb %s\nremainder %s\nrestored %s", a, b, rem, got)
 			}
 			if a != b && rem == nil {

@@ -1,5 +1,7 @@
 package convert
 
+import "github.com/dynapi/dynapi/engine/internal/jsoneq"
+
 // set writes a constant the target needs. Its inverse deletes it.
 type set struct {
 	path  path
@@ -38,7 +40,7 @@ type deleteIfEqual struct {
 }
 
 func (r deleteIfEqual) apply(d doc) {
-	if v := d.value(r.path); v.Exists() && equalRaw(v, r.value) {
+	if v := d.value(r.path); v.Exists() && jsoneq.EqualText(v.Raw, r.value) {
 		d.remove(r.path)
 	}
 }

@@ -2,6 +2,8 @@ package convert
 
 import (
 	"testing"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 // Every rule in both directions: v1 → v2 (the hub) gives hub, and hub → v1
@@ -85,7 +87,7 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatalf("v1 → v2: %v", err)
 			}
-			jsonEqual(t, hub, thing("v2", tt.hub))
+			jsoneq.Assert(t, hub, thing("v2", tt.hub))
 			back, err := r.Convert(hub, "v2", "v1")
 			if err != nil {
 				t.Fatalf("v2 → v1: %v", err)
@@ -94,7 +96,7 @@ func TestRules(t *testing.T) {
 			if want == "" {
 				want = tt.in
 			}
-			jsonEqual(t, back, thing("v1", want))
+			jsoneq.Assert(t, back, thing("v1", want))
 		})
 	}
 }

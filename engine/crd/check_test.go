@@ -72,8 +72,6 @@ func TestCheckWarnsOfWhatIsNotDone(t *testing.T) {
 		path  string
 		value any
 	}{
-		{"spec.versions.0.schema.openAPIV3Schema.properties.spec", map[string]any{"type": "object",
-			"x-kubernetes-validations": []any{map[string]any{"rule": "self.replicas <= 10"}}}},
 		{"spec.versions.0.subresources.scale", map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
 		{"spec.conversion", map[string]any{"strategy": "Webhook"}},
 	} {
@@ -84,11 +82,26 @@ func TestCheckWarnsOfWhatIsNotDone(t *testing.T) {
 	}
 	causes, warnings := Check(obj)
 	want := []string{
-		`crontabs.stable.example.com: version "v1": x-kubernetes-validations (CEL) rules are not enforced`,
 		`crontabs.stable.example.com: version "v1": the scale subresource is not served`,
 		`crontabs.stable.example.com: conversion: the webhook is not called; versions convert by the rules in conversions/, or by apiVersion alone`,
 	}
 	if len(causes) > 0 || strings.Join(warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Check = %+v, %q; want no causes and %q", causes, warnings, want)
+	}
+}
+
+// TestCheckRefusesRuleThatDoesNotCompile: a CEL rule that does not compile
+// is a 422 cause naming the rule, its path and the compiler's message.
+func TestCheckRefusesRuleThatDoesNotCompile(t *testing.T) {
+	obj, err := sjson.SetBytes(crdJSON("stable.example.com", "crontabs", "CronTab", "ct"),
+		"spec.versions.0.schema.openAPIV3Schema.properties.spec", map[string]any{"type": "object",
+			"x-kubernetes-validations": []any{map[string]any{"rule": "self.replicas <= 10"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	causes, _ := Check(obj)
+	want := `properties.spec.x-kubernetes-validations[0].rule: "self.replicas <= 10": compilation failed: ERROR: <input>:1:5: undefined field 'replicas'`
+	if len(causes) != 1 || causes[0].Path != "spec.versions" || !strings.Contains(causes[0].Message, want) {
+		t.Errorf("Check = %+v; want one cause on spec.versions containing %q", causes, want)
 	}
 }

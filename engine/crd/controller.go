@@ -51,11 +51,13 @@ type Controller struct {
 	Retry time.Duration
 
 	// The state below belongs to the goroutine running Sync and Run.
-	objects map[string][]byte // the definitions by name, as last read
-	handed  map[string]string // the spec of each, as last handed to defs
-	views   map[string]string // the status view of each, as last written or found (see writeStatus)
-	rv      int64             // the resourceVersion objects is current at
-	listed  bool              // whether objects is a list, not left from a failure
+	objects map[string][]byte      // the definitions by name, as last read
+	handed  map[string]string      // the spec hash of each, as last handed to defs
+	views   map[string]string      // the status view of each, as last written or found (see writeStatus)
+	rv      int64                  // the resourceVersion objects is current at
+	listed  bool                   // whether objects is a list, not left from a failure
+	parsed  map[string]*definition // what was read of each object (see pass.go)
+	current *pass                  // the pass reconcile is in, if any
 }
 
 // New returns a Controller that serves the definitions stored through
@@ -104,7 +106,7 @@ func (c *Controller) hand() {
 	defs := c.servable()
 	specs := make(map[string]string, len(defs))
 	for name, obj := range defs {
-		specs[name] = gjson.GetBytes(obj, "spec").Raw
+		specs[name] = c.definitionNamed(name, obj).spec
 	}
 	if c.handed != nil && maps.Equal(specs, c.handed) {
 		return
@@ -118,6 +120,10 @@ func (c *Controller) hand() {
 // snapshot swap tries again.
 func (c *Controller) reconcile(ctx context.Context, t resource.Target) {
 	snap, problems := c.defs.Load(), c.defs.Problems()
+	// Why one pass for all: status writes change no name, group or
+	// creation time, so the index stays true while the statuses are written.
+	c.current = c.newPass(snap, problems)
+	defer func() { c.current = nil }()
 	for name := range c.objects {
 		if err := c.writeStatus(ctx, t, snap, problems, name); err != nil && ctx.Err() == nil {
 			c.logger.Warn("CustomResourceDefinition status not written", "name", name, "err", err)
@@ -143,6 +149,7 @@ func (c *Controller) forget(obj []byte) {
 	if old, ok := c.objects[name]; ok && resourceVersion(old) <= resourceVersion(obj) {
 		delete(c.objects, name)
 		delete(c.views, name)
+		delete(c.parsed, name)
 	}
 }
 

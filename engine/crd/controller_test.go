@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 const (
@@ -153,12 +154,14 @@ func TestInvalidDefinition(t *testing.T) {
 // "Type=Status:Reason".
 func conditions(t *testing.T, p *process, name string, want ...string) {
 	t.Helper()
-	eventually(t, name+" has "+strings.Join(want, ", "), func() (bool, string) {
+	what := name + " has " + strings.Join(want, ", ")
+	took := wait.Eventually(t, spread, func() (bool, string) {
 		obj := p.must(http.StatusOK, http.MethodGet, crds+"/"+name, "")
 		var got []string
 		for _, c := range gjson.GetBytes(obj, "status.conditions").Array() {
 			got = append(got, fmt.Sprintf("%s=%s:%s", c.Get("type").Str, c.Get("status").Str, c.Get("reason").Str))
 		}
-		return strings.Join(got, " ") == strings.Join(want, " "), gjson.GetBytes(obj, "status").Raw
+		return strings.Join(got, " ") == strings.Join(want, " "), what + "; last: " + gjson.GetBytes(obj, "status").Raw
 	})
+	t.Logf("%s after %v", what, took.Round(time.Millisecond))
 }

@@ -52,14 +52,15 @@ func (n names) all() []string {
 // to tell resources apart whatever name it is given.
 type holders map[string]string
 
-// addFiles adds the names of the resources of group that snap serves from
-// definition files: they take precedence over definitions created through
-// the API.
-func (h holders) addFiles(snap *registry.Snapshot, group string) {
-	for _, r := range snap.Resources() {
-		if r.Group == group && !registry.IsAPIFile(r.File) {
-			h.add(namesOf(r), fmt.Sprintf("%s (definition file %s)", r.GroupResource(), r.File))
-		}
+// addFile adds the names of a resource served from a definition file.
+func (h holders) addFile(r *registry.Resource) {
+	h.add(namesOf(r), fmt.Sprintf("%s (definition file %s)", r.GroupResource(), r.File))
+}
+
+// addAll adds what other holds, which takes the names over.
+func (h holders) addAll(other holders) {
+	for name, holder := range other {
+		h[name] = holder
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -110,31 +111,18 @@ func (p *process) must(want int, method, path, body string) []byte {
 	return out
 }
 
-// eventually polls cond for up to 2 s, the time a definition has to reach
-// every process, and fails the test with what cond last said.
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	start := time.Now()
-	for {
-		ok, last := cond()
-		if ok {
-			t.Logf("%s after %v", what, time.Since(start).Round(time.Millisecond))
-			return
-		}
-		if time.Since(start) > 2*time.Second {
-			t.Fatalf("%s: not within 2 s; last: %s", what, last)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// spread is the time a definition has to reach every process.
+const spread = 2 * time.Second
 
 // answers waits until path answers code on every process.
 func answers(t *testing.T, code int, path string, ps ...*process) {
 	t.Helper()
 	for i, p := range ps {
-		eventually(t, "process "+string(rune('A'+i))+": "+path+" answers "+http.StatusText(code), func() (bool, string) {
+		what := "process " + string(rune('A'+i)) + ": " + path + " answers " + http.StatusText(code)
+		took := wait.Eventually(t, spread, func() (bool, string) {
 			got, body := p.do(http.MethodGet, path, "")
-			return got == code, string(body)
+			return got == code, what + "; last: " + string(body)
 		})
+		t.Logf("%s after %v", what, took.Round(time.Millisecond))
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/wait"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 var (

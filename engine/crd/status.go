@@ -39,23 +39,25 @@ var (
 // statusOf computes the status of definition obj in snap, whose problems
 // are given; changed says whether it differs from obj's.
 func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []registry.Problem) (s status, changed bool) {
-	name, n := nameOf(obj), readNames(obj)
-	held := c.heldBefore(obj)
-	held.addFiles(snap, gjson.GetBytes(obj, "spec.group").Str)
+	p := c.passOf(snap, problems)
+	d := c.definitionOf(obj)
+	name, n := d.name, d.names
+	held := p.heldBefore(d)
+	held.addAll(p.files[d.group])
 	found := held.conflicts(n)
 	accept, est := namesAccepted, established
 	if len(found) > 0 {
 		accept = condition{Type: accept.Type, Status: "False", Reason: found[0].reason(), Message: joined(found)}
 	}
 	acceptedNames := accepted(n, found)
-	if r := served(snap, name); r != nil {
+	if r := p.served[registry.APIFilePrefix+name]; r != nil {
 		// It may be the definition as it was before a change that was
 		// refused (its new names conflict): the names it serves under.
 		acceptedNames = namesOf(r)
 	} else {
 		est = notEstablished
 		if len(found) == 0 {
-			est.Message = refusal(problems, name)
+			est.Message = refusal(p.refusals[registry.APIFilePrefix+name])
 		}
 	}
 	old := readStatus(obj)
@@ -80,16 +82,6 @@ func (s status) view() string {
 		s.Conditions[i].LastTransitionTime = ""
 	}
 	return s.json()
-}
-
-// served returns the resource snap serves from definition name, or nil.
-func served(snap *registry.Snapshot, name string) *registry.Resource {
-	for _, r := range snap.Resources() {
-		if r.File == registry.APIFilePrefix+name {
-			return r
-		}
-	}
-	return nil
 }
 
 // since sets the condition's lastTransitionTime: kept from the old status
@@ -145,15 +137,9 @@ func joined(found []conflict) string {
 	return strings.Join(msgs, "; ")
 }
 
-// refusal says why the registry refused the definition name, with the
-// reasons it gave.
-func refusal(problems []registry.Problem, name string) string {
-	var reasons []string
-	for _, p := range problems {
-		if p.File == registry.APIFilePrefix+name {
-			reasons = append(reasons, p.Reason)
-		}
-	}
+// refusal says why the registry refused a definition, with the reasons
+// it gave.
+func refusal(reasons []string) string {
 	if len(reasons) == 0 {
 		return "the definition is not served"
 	}

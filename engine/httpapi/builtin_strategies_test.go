@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 const (
@@ -38,13 +40,13 @@ func TestSecretStrategy(t *testing.T) {
 		"data":{"a":"YQ==","b":"Yg=="},"stringData":{"b":"bee","c":"sea"}}`)
 	got := s.mustDo(http.StatusOK, http.MethodGet, secrets+"/s", "", "")
 	for _, r := range []response{created, got} {
-		jsonEqual(t, []byte(r.get("data").Raw), `{"a":"YQ==","b":"YmVl","c":"c2Vh"}`)
+		jsoneq.Assert(t, r.get("data").Raw, `{"a":"YQ==","b":"YmVl","c":"c2Vh"}`)
 		if r.get("stringData").Exists() || r.get("type").String() != "Opaque" {
 			t.Errorf("stringData kept or type not defaulted: %s", r.body)
 		}
 	}
 	patched := s.mustDo(http.StatusOK, http.MethodPatch, secrets+"/s", mergePatch, `{"stringData":{"a":"ay"}}`)
-	jsonEqual(t, []byte(patched.get("data").Raw), `{"a":"YXk=","b":"YmVl","c":"c2Vh"}`)
+	jsoneq.Assert(t, patched.get("data").Raw, `{"a":"YXk=","b":"YmVl","c":"c2Vh"}`)
 
 	r := s.do(http.MethodPatch, secrets+"/s", mergePatch, `{"type":"kubernetes.io/tls"}`)
 	wantInvalid(t, r, "type", `Invalid value: "kubernetes.io/tls": field is immutable`)
@@ -102,11 +104,11 @@ func TestServiceAccountAndRolesStored(t *testing.T) {
 	s.create("/api/v1/namespaces/default/serviceaccounts", `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"sa"},
 		"automountServiceAccountToken":false,"imagePullSecrets":[{"name":"reg"}]}`)
 	sa := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1/namespaces/default/serviceaccounts/sa", "", "")
-	jsonEqual(t, []byte(sa.get("imagePullSecrets").Raw), `[{"name":"reg"}]`)
+	jsoneq.Assert(t, sa.get("imagePullSecrets").Raw, `[{"name":"reg"}]`)
 	s.create(rbacV1+"/clusterroles", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"agg"},
 		"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}}]}}`)
 	cr := s.mustDo(http.StatusOK, http.MethodGet, rbacV1+"/clusterroles/agg", "", "")
-	jsonEqual(t, []byte(cr.get("aggregationRule").Raw), `{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}}]}`)
+	jsoneq.Assert(t, cr.get("aggregationRule").Raw, `{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}}]}`)
 }
 
 // A strategic merge patch merges lists by the merge key the schema
@@ -118,11 +120,11 @@ func TestStrategicMergePatchFromSchema(t *testing.T) {
 	s.create(sa, `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"sa","labels":{"a":"b"}},"secrets":[{"name":"one"}]}`)
 	r := s.mustDo(http.StatusOK, http.MethodPatch, sa+"/sa", "application/strategic-merge-patch+json",
 		`{"metadata":{"labels":{"c":"d"}},"secrets":[{"name":"two"}]}`)
-	jsonEqual(t, []byte(r.get("secrets").Raw), `[{"name":"two"},{"name":"one"}]`)
-	jsonEqual(t, []byte(r.get("metadata.labels").Raw), `{"a":"b","c":"d"}`)
+	jsoneq.Assert(t, r.get("secrets").Raw, `[{"name":"two"},{"name":"one"}]`)
+	jsoneq.Assert(t, r.get("metadata.labels").Raw, `{"a":"b","c":"d"}`)
 	r = s.mustDo(http.StatusOK, http.MethodPatch, sa+"/sa", "application/strategic-merge-patch+json",
 		`{"secrets":[{"name":"one","$patch":"delete"}]}`)
-	jsonEqual(t, []byte(r.get("secrets").Raw), `[{"name":"two"}]`)
+	jsoneq.Assert(t, r.get("secrets").Raw, `[{"name":"two"}]`)
 	// Custom resources take none, as in kube-apiserver.
 	s.create("/apis/shop.example.com/v1/namespaces/default/widgets",
 		`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"red","size":1}}`)

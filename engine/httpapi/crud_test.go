@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 const widgets = "/apis/shop.example.com/v1/namespaces/default/widgets"
@@ -42,7 +44,7 @@ func TestCreateFillsMetadataAndDefaults(t *testing.T) {
 		t.Errorf("creationTimestamp = %q (%v)", r.get("metadata.creationTimestamp"), err)
 	}
 	got := s.mustDo(http.StatusOK, http.MethodGet, widgets+"/w1", "", "")
-	jsonEqual(t, got.body, r.String())
+	jsoneq.Assert(t, got.body, r.String())
 }
 
 func TestGenerateName(t *testing.T) {
@@ -112,7 +114,7 @@ func TestListInNamespaceAndAcrossNamespaces(t *testing.T) {
 			if r.get("metadata.resourceVersion").Int() <= 0 {
 				t.Errorf("list resourceVersion missing: %s", r.get("metadata"))
 			}
-			jsonEqual(t, []byte(r.get("items.#.metadata.name").Raw), tt.names)
+			jsoneq.Assert(t, r.get("items.#.metadata.name").Raw, tt.names)
 		})
 	}
 }
@@ -137,7 +139,7 @@ func TestListLabelSelector(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.selector, func(t *testing.T) {
 			r := s.mustDo(http.StatusOK, http.MethodGet, widgets+"?labelSelector="+url.QueryEscape(tt.selector), "", "")
-			jsonEqual(t, []byte(r.get("items.#.metadata.name").Raw), tt.names)
+			jsoneq.Assert(t, r.get("items.#.metadata.name").Raw, tt.names)
 		})
 	}
 	wantStatus(t, s.do(http.MethodGet, widgets+"?labelSelector="+url.QueryEscape("app in ("), "", ""), http.StatusBadRequest, "BadRequest")
@@ -179,7 +181,7 @@ func TestTable(t *testing.T) {
 		list.header.Get("Content-Type") != "application/json;as=Table;v=v1;g=meta.k8s.io" {
 		t.Fatalf("table list: %s %s", list.header.Get("Content-Type"), list)
 	}
-	jsonEqual(t, []byte(list.get("columnDefinitions.#.name").Raw), `["Name","Color","Size","Age"]`)
+	jsoneq.Assert(t, list.get("columnDefinitions.#.name").Raw, `["Name","Color","Size","Age"]`)
 	cells := list.get("rows.0.cells").Array()
 	if len(cells) != 4 || cells[0].String() != "t1" || cells[1].String() != "blue" || cells[2].Int() != 4 || !strings.HasSuffix(cells[3].String(), "s") {
 		t.Fatalf("cells: %s", list.get("rows.0.cells"))

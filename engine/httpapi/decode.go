@@ -12,12 +12,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/jsonguard"
 	"github.com/dynapi/dynapi/engine/kubeproto"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// maxBodyBytes is kube-apiserver's limit on a request body (3 MiB).
-const maxBodyBytes = 3 << 20
+// maxBodyBytes is kube-apiserver's limit on a request body (3 MiB), the
+// limit of an object after a patch too.
+const maxBodyBytes = resource.MaxObjectBytes
 
 // readBody reads a create or update body as JSON, converting YAML.
 // Errors: RequestEntityTooLarge, UnsupportedMediaType, BadRequest.
@@ -102,11 +104,20 @@ func readLimited(r *http.Request) ([]byte, error) {
 }
 
 // compactJSON checks the body is well-formed JSON (gjson never checks) and
-// reports where it is not.
+// reports where it is not. It replaces what is not UTF-8 and lone
+// surrogates with U+FFFD, as kube-apiserver's decoder does.
 func compactJSON(body []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, body); err != nil {
 		return nil, engine.Errorf(engine.CodeBadRequest, "the request body is not valid JSON: %v", err)
 	}
-	return buf.Bytes(), nil
+	return jsonguard.Normalize(buf.Bytes()), nil
+}
+
+// storableSegments reports whether every path segment is UTF-8 without
+// U+0000. No object's name or namespace can be otherwise (PostgreSQL's
+// text cannot hold it), so another path is answered 404, as
+// kube-apiserver answers a name it does not store.
+func storableSegments(parts []string) bool {
+	return !slices.ContainsFunc(parts, unstorableText)
 }

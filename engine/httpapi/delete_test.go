@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestDelete(t *testing.T) {
@@ -59,9 +61,9 @@ func TestDeleteCollection(t *testing.T) {
 		s.create(widgets, `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"`+n+`","labels":`+labels+`},"spec":{}}`)
 	}
 	r := s.mustDo(http.StatusOK, http.MethodDelete, widgets+"?labelSelector=keep%3Dno", "", "")
-	jsonEqual(t, []byte(r.get("items.#.metadata.name").Raw), `["a","b"]`)
+	jsoneq.Assert(t, r.get("items.#.metadata.name").Raw, `["a","b"]`)
 	left := s.mustDo(http.StatusOK, http.MethodGet, widgets, "", "")
-	jsonEqual(t, []byte(left.get("items.#.metadata.name").Raw), `["c"]`)
+	jsoneq.Assert(t, left.get("items.#.metadata.name").Raw, `["c"]`)
 }
 
 func TestNamespaces(t *testing.T) {
@@ -102,9 +104,9 @@ func TestNamespaces(t *testing.T) {
 	}
 	// Selected by phase, as kube-apiserver selects namespaces.
 	terminating := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1/namespaces?fieldSelector=status.phase%3DTerminating", "", "")
-	jsonEqual(t, []byte(terminating.get("items.#.metadata.name").Raw), `["team"]`)
+	jsoneq.Assert(t, terminating.get("items.#.metadata.name").Raw, `["team"]`)
 	active := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1/namespaces?fieldSelector=status.phase%3DActive", "", "")
-	jsonEqual(t, []byte(active.get("items.#.metadata.name").Raw), `["default"]`)
+	jsoneq.Assert(t, active.get("items.#.metadata.name").Raw, `["default"]`)
 	refused := s.do(http.MethodPost, teamWidgets, "application/json", widget("late", `{}`))
 	wantStatus(t, refused, http.StatusForbidden, "Forbidden")
 	if refused.get("details.causes.0.reason").String() != "NamespaceTerminating" || refused.get("details.causes.0.field").String() != "metadata.namespace" {
@@ -153,7 +155,7 @@ func TestNamespaceFinalize(t *testing.T) {
 	s := newTestServer(t)
 	const ns = "/api/v1/namespaces/stuck"
 	created := s.create("/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{"finalizers":["example.com/mine"]}}`)
-	jsonEqual(t, []byte(created.get("spec.finalizers").Raw), `["example.com/mine","kubernetes"]`)
+	jsoneq.Assert(t, created.get("spec.finalizers").Raw, `["example.com/mine","kubernetes"]`)
 	for _, spec := range []string{`"x"`, `{"finalizers":"x"}`} { // reported as sent, not after adding the finalizer
 		r := s.do(http.MethodPost, "/api/v1/namespaces", "application/json", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bad"},"spec":`+spec+`}`)
 		wantStatus(t, r, http.StatusUnprocessableEntity, "Invalid")
@@ -162,7 +164,7 @@ func TestNamespaceFinalize(t *testing.T) {
 		}
 	}
 	patched := s.mustDo(http.StatusOK, http.MethodPatch, ns, "application/merge-patch+json", `{"spec":{"finalizers":[]}}`)
-	jsonEqual(t, []byte(patched.get("spec.finalizers").Raw), `["example.com/mine","kubernetes"]`)
+	jsoneq.Assert(t, patched.get("spec.finalizers").Raw, `["example.com/mine","kubernetes"]`)
 
 	stuckWidgets := "/apis/shop.example.com/v1/namespaces/stuck/widgets"
 	s.create(stuckWidgets, `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"held","finalizers":["example.com/x"]},"spec":{}}`)
@@ -197,7 +199,7 @@ func TestNamespaceFinalize(t *testing.T) {
 	wantStatus(t, s.do(http.MethodPatch, "/api/v1/namespaces/default/finalize", "application/merge-patch+json", `{}`), http.StatusMethodNotAllowed, "MethodNotAllowed")
 	wantStatus(t, s.do(http.MethodPut, "/apis/shop.example.com/v1/warehouses/x/finalize", "application/json", `{}`), http.StatusNotFound, "NotFound")
 	discovery := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1", "", "")
-	jsonEqual(t, []byte(discovery.get(`resources.#(name=="namespaces/finalize").verbs`).Raw), `["update"]`)
+	jsoneq.Assert(t, discovery.get(`resources.#(name=="namespaces/finalize").verbs`).Raw, `["update"]`)
 }
 
 func TestClusterScoped(t *testing.T) {
@@ -209,7 +211,7 @@ func TestClusterScoped(t *testing.T) {
 	}
 	s.mustDo(http.StatusOK, http.MethodGet, warehouses+"/north", "", "")
 	list := s.mustDo(http.StatusOK, http.MethodGet, warehouses, "", "")
-	jsonEqual(t, []byte(list.get("items.#.metadata.name").Raw), `["north"]`)
+	jsoneq.Assert(t, list.get("items.#.metadata.name").Raw, `["north"]`)
 	wantStatus(t, s.do(http.MethodGet, "/apis/shop.example.com/v1/namespaces/default/warehouses", "", ""), http.StatusNotFound, "NotFound")
 	s.mustDo(http.StatusOK, http.MethodDelete, warehouses+"/north", "", "")
 }

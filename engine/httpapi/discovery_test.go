@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestDiscovery(t *testing.T) {
@@ -20,24 +22,24 @@ func TestDiscovery(t *testing.T) {
 		t.Fatalf("/api/v1: %s", core)
 	}
 	// As kube-apiserver: namespaces are not deleted by collection.
-	jsonEqual(t, []byte(ns.Get("verbs").Raw), `["create","delete","get","list","patch","update","watch"]`)
+	jsoneq.Assert(t, ns.Get("verbs").Raw, `["create","delete","get","list","patch","update","watch"]`)
 
 	groups := s.mustDo(http.StatusOK, http.MethodGet, "/apis", "", "")
 	if groups.get("kind").String() != "APIGroupList" || groups.get(`groups.#(name=="")`).Exists() {
 		t.Fatalf("/apis: %s", groups)
 	}
-	jsonEqual(t, []byte(groups.get("groups.#.name").Raw), `["apiextensions.k8s.io","coordination.k8s.io","events.k8s.io","labs.example.com",
+	jsoneq.Assert(t, groups.get("groups.#.name").Raw, `["apiextensions.k8s.io","coordination.k8s.io","events.k8s.io","labs.example.com",
 		"plumbing.example.com","rbac.authorization.k8s.io","shop.example.com"]`)
 
 	shop := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com", "", "")
-	jsonEqual(t, shop.body, `{"kind":"APIGroup","apiVersion":"v1","name":"shop.example.com",
+	jsoneq.Assert(t, shop.body, `{"kind":"APIGroup","apiVersion":"v1","name":"shop.example.com",
 		"versions":[{"groupVersion":"shop.example.com/v1","version":"v1"},{"groupVersion":"shop.example.com/v1beta1","version":"v1beta1"}],
 		"preferredVersion":{"groupVersion":"shop.example.com/v1","version":"v1"}}`)
 
 	list := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com/v1", "", "")
-	jsonEqual(t, []byte(list.get(`resources.#(name=="widgets")`).Raw), `{"name":"widgets","singularName":"widget","namespaced":true,
+	jsoneq.Assert(t, list.get(`resources.#(name=="widgets")`).Raw, `{"name":"widgets","singularName":"widget","namespaced":true,
 		"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wg"],"categories":["all"]}`)
-	jsonEqual(t, []byte(list.get(`resources.#(name=="widgets/status")`).Raw), `{"name":"widgets/status","singularName":"","namespaced":true,
+	jsoneq.Assert(t, list.get(`resources.#(name=="widgets/status")`).Raw, `{"name":"widgets/status","singularName":"","namespaced":true,
 		"kind":"Widget","verbs":["get","patch","update"]}`)
 	if wh := list.get(`resources.#(name=="warehouses")`); wh.Get("namespaced").Bool() {
 		t.Fatalf("warehouses namespaced: %s", wh.Raw)

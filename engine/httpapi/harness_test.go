@@ -1,9 +1,8 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,10 +18,10 @@ import (
 	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
-	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // testServer is dynapi's HTTP API over a fresh database and the shipped schemas.
@@ -65,21 +64,14 @@ func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*regi
 		t.Fatalf("shipped schemas have problems: %v", problems)
 	}
 	store(snap)
-	service := resource.New(db)
-	namespaces := controlplane.Register(service)
-	if err := namespace.Ensure(ctx, service, snap, "default"); err != nil {
-		t.Fatalf("create default namespace: %v", err)
+	opts.Ready = db.Ping
+	cp, err := controlplane.Start(ctx, controlplane.Config{Service: resource.New(db), Snapshots: snapshots,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), HTTP: opts, NamespaceRecheck: time.Minute})
+	if err != nil {
+		t.Fatalf("start the control plane: %v", err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	finalizing, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		namespaces.Run(finalizing, time.Minute, logger)
-	}()
-	t.Cleanup(func() { stop(); <-done })
-	opts.Ready, opts.Logger = db.Ping, logger
-	srv := httptest.NewServer(httpapi.New(service, snapshots, opts))
+	t.Cleanup(cp.Stop)
+	srv := httptest.NewServer(cp.API)
 	t.Cleanup(srv.Close)
 	return &testServer{t: t, url: srv.URL, store: db}
 }
@@ -153,32 +145,10 @@ func wantStatus(t *testing.T, r response, code int, reason string) {
 // the server does in the background; it fails the test after 10 seconds.
 func (s *testServer) eventually(method, path string, done func(response) bool) response {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := s.do(method, path, "", "")
-		if done(r) {
-			return r
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s %s: still %d %s after 10s", method, path, r.code, r.body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// jsonEqual compares two JSON documents semantically.
-func jsonEqual(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got invalid JSON %s: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want invalid JSON %s: %v", want, err)
-	}
-	gb, _ := json.Marshal(g)
-	wb, _ := json.Marshal(w)
-	if !bytes.Equal(gb, wb) {
-		t.Fatalf("JSON differs:\n got  %s\n want %s", gb, wb)
-	}
+	var r response
+	wait.Eventually(s.t, 10*time.Second, func() (bool, string) {
+		r = s.do(method, path, "", "")
+		return done(r), fmt.Sprintf("%s %s: still %d %s", method, path, r.code, r.body)
+	})
+	return r
 }

@@ -14,10 +14,12 @@ import (
 )
 
 // openapiCache holds the documents of the last snapshot they were built for,
-// so they are built once per snapshot, on first use.
+// so they are built once per snapshot, on first use, from the previous
+// snapshot's documents.
 type openapiCache struct {
 	current atomic.Pointer[builtDocs]
-	mu      sync.Mutex // one build at a time
+	mu      sync.Mutex  // one build at a time
+	queued  atomic.Bool // a PrepareOpenAPI build is about to start
 }
 
 type builtDocs struct {
@@ -34,7 +36,12 @@ func (c *openapiCache) docs(snap *registry.Snapshot, deletes openapi.DeletesColl
 	if b := c.current.Load(); b != nil && b.snap == snap {
 		return b.docs, nil
 	}
-	docs, err := openapi.Build(snap, deletes)
+	var prev *openapi.Docs
+	if b := c.current.Load(); b != nil {
+		prev = b.docs
+	}
+	// Only the group versions that changed since prev are rendered again.
+	docs, err := openapi.BuildFrom(prev, snap, deletes)
 	if err != nil {
 		return nil, err
 	}
@@ -118,4 +125,19 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 // deletesCollections is the strategies' say, for the documents.
 func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 	return s.service.Strategy(gr).DeletesCollections()
+}
+
+// PrepareOpenAPI builds the OpenAPI documents of the current snapshot in
+// the background, so that the first request after a change finds them
+// built. Calls made before the build reads the snapshot fold into it.
+func (s *Server) PrepareOpenAPI() {
+	if s.openapi.queued.Swap(true) {
+		return // a build that has not read the snapshot yet will take the newest
+	}
+	go func() {
+		s.openapi.queued.Store(false)
+		if _, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections); err != nil {
+			s.logger.Warn("OpenAPI documents not built", "err", err)
+		}
+	}()
 }

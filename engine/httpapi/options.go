@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"strconv"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynapi/dynapi/engine/kubeproto"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/selector"
 )
@@ -104,8 +106,6 @@ func checkListOptions(opts engine.ListOptions, r *http.Request) error {
 	return nil
 }
 
-// deleteOptions reads dryRun and the preconditions of a DeleteOptions body,
-// which kubectl and client-go send with DELETE. Errors: BadRequest.
 // deleteParams are a delete's options, and whether the client asked for
 // cascading deletion the old way (orphanDependents=false), which changes
 // the answer's code.
@@ -114,53 +114,67 @@ type deleteParams struct {
 	cascade bool
 }
 
+// deleteOptions reads a delete's options from its query and its
+// DeleteOptions body, and validates them as kube-apiserver does.
+// Errors: BadRequest, Invalid.
 func deleteOptions(r *http.Request) (deleteParams, error) {
 	var p deleteParams
-	dryRun, err := parseDryRun(r.URL.Query()["dryRun"])
-	if err != nil {
-		return p, err
-	}
-	p.DryRun = dryRun
-	if v := r.URL.Query().Get("orphanDependents"); v != "" {
+	var opts metav1.DeleteOptions
+	q := r.URL.Query()
+	opts.DryRun = q["dryRun"]
+	if v := q.Get("orphanDependents"); v != "" {
 		orphan, err := strconv.ParseBool(v)
 		if err != nil {
 			return p, engine.Errorf(engine.CodeBadRequest, "invalid orphanDependents %q: %v", v, err)
 		}
-		p.cascade = !orphan
+		opts.OrphanDependents = &orphan
 	}
+	if v, ok := q["propagationPolicy"]; ok && len(v) > 0 {
+		opts.PropagationPolicy = (*metav1.DeletionPropagation)(&v[0])
+	}
+	if err := readDeleteBody(r, &opts); err != nil {
+		return p, err
+	}
+	var err error
+	if p.DryRun, err = parseDryRun(opts.DryRun); err != nil {
+		return p, err
+	}
+	if causes := meta.ValidateDeleteOptions(&opts); len(causes) > 0 {
+		return p, engine.NewInvalid("meta.k8s.io", "DeleteOptions", "", causes)
+	}
+	if o := opts.OrphanDependents; o != nil {
+		p.cascade = !*o
+	}
+	if pre := opts.Preconditions; pre != nil && pre.UID != nil {
+		p.PreconditionUID = string(*pre.UID)
+	}
+	if pre := opts.Preconditions; pre != nil && pre.ResourceVersion != nil {
+		p.PreconditionResourceVersion = *pre.ResourceVersion
+	}
+	return p, nil
+}
+
+// readDeleteBody reads a DeleteOptions body, which kubectl and client-go
+// send with DELETE, over the options of the query. Its kind, when set,
+// must be DeleteOptions: kube-apiserver's decoder refuses another with 400.
+func readDeleteBody(r *http.Request, opts *metav1.DeleteOptions) error {
 	body, err := readLimited(r)
 	if err != nil || len(body) == 0 {
-		return p, err
+		return err
 	}
 	if contentType(r) == kubeproto.MediaType {
 		// client-go's typed clients send their DeleteOptions as protobuf.
 		if body, err = kubeproto.ToJSON(body); err != nil {
-			return p, err
+			return err
 		}
 	}
-	var wire struct {
-		DryRun           []string `json:"dryRun"`
-		OrphanDependents *bool    `json:"orphanDependents"`
-		Preconditions    struct {
-			UID             *string `json:"uid"`
-			ResourceVersion *string `json:"resourceVersion"`
-		} `json:"preconditions"`
+	queryDryRun := opts.DryRun
+	if err := yaml.Unmarshal(body, opts); err != nil {
+		return engine.Errorf(engine.CodeBadRequest, "invalid DeleteOptions: %v", err)
 	}
-	if err := yaml.Unmarshal(body, &wire); err != nil {
-		return p, engine.Errorf(engine.CodeBadRequest, "invalid DeleteOptions: %v", err)
+	if kind := opts.Kind; kind != "" && kind != "DeleteOptions" {
+		return engine.Errorf(engine.CodeBadRequest, "the body of a delete must be a DeleteOptions, not a %q", kind)
 	}
-	if dryRun, err = parseDryRun(wire.DryRun); err != nil {
-		return p, err
-	}
-	p.DryRun = p.DryRun || dryRun
-	if o := wire.OrphanDependents; o != nil {
-		p.cascade = !*o
-	}
-	if v := wire.Preconditions.UID; v != nil {
-		p.PreconditionUID = *v
-	}
-	if v := wire.Preconditions.ResourceVersion; v != nil {
-		p.PreconditionResourceVersion = *v
-	}
-	return p, nil
+	opts.DryRun = append(queryDryRun, opts.DryRun...)
+	return nil
 }

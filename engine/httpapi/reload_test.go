@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 )
@@ -73,7 +74,7 @@ func TestDefinitionsStatus(t *testing.T) {
 		widget.Get("kind").String() != "Widget" || !widget.Get("versions.#(name==\"v1\").served").Bool() || widget.Get("stale").Exists() {
 		t.Errorf("widgets: %s", widget.Raw)
 	}
-	jsonEqual(t, []byte(r.get("problems").Raw), `[{"file":"shop.example.com/broken.yaml","line":3,"reason":"invalid YAML: oops"}]`)
+	jsoneq.Assert(t, r.get("problems").Raw, `[{"file":"shop.example.com/broken.yaml","line":3,"reason":"invalid YAML: oops"}]`)
 	if r.get("schemaChecks.0.invalid").Int() != 1 || r.get("schemaChecks.0.objects").Int() != 4 {
 		t.Errorf("schema checks: %s", r.get("schemaChecks").Raw)
 	}

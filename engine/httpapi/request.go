@@ -66,6 +66,9 @@ func resolve(snap *registry.Snapshot, info *requestInfo) (request, bool) {
 		return request{}, false
 	}
 	namespace := ""
+	if !storableSegments([]string{info.Namespace, info.Name}) {
+		return request{}, false
+	}
 	if info.inNamespace {
 		namespace = info.Namespace
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/sjson"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestUpdate(t *testing.T) {
@@ -138,10 +140,10 @@ func TestNamespaceStrategicMergePatch(t *testing.T) {
 	const smp = "application/strategic-merge-patch+json"
 	r := s.mustDo(http.StatusOK, http.MethodPatch, "/api/v1/namespaces/smp", smp,
 		`{"metadata":{"labels":{"a":null,"c":"3"},"finalizers":["x.io/two"]}}`)
-	jsonEqual(t, []byte(r.get("metadata.labels").Raw), `{"b":"2","c":"3","kubernetes.io/metadata.name":"smp"}`)
+	jsoneq.Assert(t, r.get("metadata.labels").Raw, `{"b":"2","c":"3","kubernetes.io/metadata.name":"smp"}`)
 	// metadata.finalizers merge (patchStrategy merge in ObjectMeta): both
 	// stay, in the order strategicpatch gives.
-	jsonEqual(t, []byte(r.get("metadata.finalizers").Raw), `["x.io/two","x.io/one"]`)
+	jsoneq.Assert(t, r.get("metadata.finalizers").Raw, `["x.io/two","x.io/one"]`)
 	bad := s.do(http.MethodPatch, "/api/v1/namespaces/smp", smp, `{"metadata":{"labels":{"$patch":"bogus"}}}`)
 	wantStatus(t, bad, http.StatusBadRequest, "BadRequest")
 	apply := s.do(http.MethodPatch, "/api/v1/namespaces/smp?fieldManager=ops", "application/apply-patch+yaml",

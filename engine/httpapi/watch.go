@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -19,6 +20,11 @@ import (
 // twice it, so that long-lived clients spread their reconnections across
 // servers.
 const defaultMinRequestTimeout = 30 * time.Minute
+
+// maxTimeoutSeconds bounds timeoutSeconds so that it cannot overflow a
+// time.Duration into a negative one, which would end the watch at once:
+// longer than any watch lives anyway (about 292 years).
+const maxTimeoutSeconds = math.MaxInt64 / int64(time.Second)
 
 // bookmarkInterval is how often a watch that allows bookmarks gets one.
 // kube-apiserver sends them about once a minute; sooner costs little here.
@@ -170,7 +176,7 @@ func watchOptions(r *http.Request, minTimeout time.Duration) (resource.WatchOpti
 		if err != nil || secs < 0 {
 			return opts, 0, engine.Errorf(engine.CodeBadRequest, "timeoutSeconds must be a non-negative integer: %q", v)
 		}
-		timeout = time.Duration(secs) * time.Second
+		timeout = time.Duration(min(secs, maxTimeoutSeconds)) * time.Second
 	}
 	return opts, timeout, nil
 }

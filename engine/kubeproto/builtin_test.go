@@ -8,6 +8,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 // The built-in kinds client-go sends as protobuf decode to their JSON.
@@ -39,7 +41,7 @@ func TestToJSONBuiltinKinds(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ToJSON: %v", err)
 			}
-			assertJSONEqual(t, got, tt.want)
+			jsoneq.Assert(t, got, tt.want)
 		})
 	}
 }
@@ -58,6 +60,6 @@ func TestToJSONDeleteOptions(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", apiVersion, err)
 		}
-		assertJSONEqual(t, got, `{"apiVersion":"`+apiVersion+`","kind":"DeleteOptions","preconditions":{"resourceVersion":"42"},"dryRun":["All"]}`)
+		jsoneq.Assert(t, got, `{"apiVersion":"`+apiVersion+`","kind":"DeleteOptions","preconditions":{"resourceVersion":"42"},"dryRun":["All"]}`)
 	}
 }

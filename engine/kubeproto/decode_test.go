@@ -2,9 +2,7 @@ package kubeproto
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -16,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestToJSON(t *testing.T) {
@@ -65,7 +64,7 @@ func TestToJSON(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ToJSON: %v", err)
 			}
-			assertJSONEqual(t, got, tt.want)
+			jsoneq.Assert(t, got, tt.want)
 		})
 	}
 }
@@ -143,19 +142,4 @@ func wrap(t *testing.T, apiVersion, kind string, raw []byte) []byte {
 		t.Fatal(err)
 	}
 	return append(bytes.Clone(magic), data...)
-}
-
-// assertJSONEqual compares got and want as decoded JSON values, not as text.
-func assertJSONEqual(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("result is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad want JSON: %v", err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
 }

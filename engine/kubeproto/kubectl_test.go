@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 // TestToJSONKubectl decodes what the real kubectl sends for
@@ -60,5 +62,5 @@ func TestToJSONKubectl(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ToJSON(%q): %v", req.body, err)
 	}
-	assertJSONEqual(t, got, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"demo"},"spec":{},"status":{}}`)
+	jsoneq.Assert(t, got, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"demo"},"spec":{},"status":{}}`)
 }

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -19,11 +20,25 @@ type V2 struct {
 	Hash string
 }
 
-// buildV2 renders the Swagger 2.0 document of every served kind. kubectl
-// reads it for two things: the patch types a kind's PATCH consumes (apply
-// sends a strategic merge patch only to a kind that consumes one), and the
-// models it validates a file against on the client when the server cannot,
-// as for a List file, whose items it checks one by one.
+// v2Part is one group version's share of the Swagger 2.0 document: its
+// paths and definitions as JSON object members (no braces), and a
+// protobuf Document holding just them. Parts assemble by concatenation:
+// in protobuf, concatenated messages merge, and repeated fields (the
+// paths, the definitions) append.
+type v2Part struct {
+	paths, definitions []byte
+	proto              []byte
+}
+
+// v2Info is the document's header, the same in every part.
+var v2Info = map[string]string{"title": "dynapi", "version": "v1"}
+
+// buildV2Part renders one group version's share of the Swagger 2.0
+// document of every served kind. kubectl reads it for two things: the
+// patch types a kind's PATCH consumes (apply sends a strategic merge
+// patch only to a kind that consumes one), and the models it validates a
+// file against on the client when the server cannot, as for a List file,
+// whose items it checks one by one.
 //
 // Each kind's model is an object of any shape that names its kind
 // (x-kubernetes-group-version-kind), not the kind's schema. Why: Swagger
@@ -32,38 +47,80 @@ type V2 struct {
 // schema gets wrong; dynapi validates every object against the real
 // schema itself, and says so in the v3 documents, which kubectl reads
 // first.
-func buildV2(snap *registry.Snapshot, deletes DeletesCollections) (V2, error) {
+func buildV2Part(resources []*registry.Resource, version string, deletes DeletesCollections) (v2Part, error) {
 	paths, definitions := map[string]any{}, map[string]any{}
-	for _, g := range snap.Groups() {
-		for _, version := range g.Versions {
-			for _, r := range snap.ServedResources(g.Name, version) {
-				v, _ := r.Version(version)
-				definitions[schemaName(r.Group, version, r.Kind)] = anyObject(r.Kind, gvk(r.Group, version, r.Kind))
-				definitions[schemaName(r.Group, version, r.ListKind)] = anyObject(r.ListKind+" is a list of "+r.Kind, gvk(r.Group, version, r.ListKind))
-				for path, item := range pathItems(r, v, deletes(r.GroupResource())) {
-					paths[path] = item.v2()
-				}
-			}
+	for _, r := range resources {
+		v, _ := r.Version(version)
+		definitions[schemaName(r.Group, version, r.Kind)] = anyObject(r.Kind, gvk(r.Group, version, r.Kind))
+		definitions[schemaName(r.Group, version, r.ListKind)] = anyObject(r.ListKind+" is a list of "+r.Kind, gvk(r.Group, version, r.ListKind))
+		for path, item := range pathItems(r, v, deletes(r.GroupResource())) {
+			paths[path] = item.v2()
 		}
 	}
-	body, err := json.Marshal(map[string]any{
-		"swagger":     "2.0",
-		"info":        map[string]string{"title": "dynapi", "version": "v1"},
-		"paths":       paths,
-		"definitions": definitions,
-	})
+	var p v2Part
+	var err error
+	if p.proto, err = v2Proto(paths, definitions); err != nil {
+		return p, err
+	}
+	if p.paths, err = members(paths); err != nil {
+		return p, err
+	}
+	p.definitions, err = members(definitions)
+	return p, err
+}
+
+// v2Proto renders a Swagger 2.0 document in protobuf.
+func v2Proto(paths, definitions map[string]any) ([]byte, error) {
+	body, err := json.Marshal(map[string]any{"swagger": "2.0", "info": v2Info, "paths": paths, "definitions": definitions})
 	if err != nil {
-		return V2{}, err
+		return nil, err
 	}
 	doc, err := openapiv2.ParseDocument(body)
 	if err != nil {
-		return V2{}, fmt.Errorf("openapi v2: %w", err)
+		return nil, fmt.Errorf("openapi v2: %w", err)
 	}
 	pb, err := proto.Marshal(doc)
 	if err != nil {
-		return V2{}, fmt.Errorf("openapi v2 protobuf: %w", err)
+		return nil, fmt.Errorf("openapi v2 protobuf: %w", err)
 	}
-	return V2{JSON: body, Proto: pb, Hash: hashOf(body)}, nil
+	return pb, nil
+}
+
+// members renders an object's members without the braces around them.
+func members(m map[string]any) ([]byte, error) {
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return out[1 : len(out)-1], nil
+}
+
+// assembleV2 joins the parts into the whole document.
+func assembleV2(parts []*part) (V2, error) {
+	var paths, definitions [][]byte
+	pb, err := v2Proto(map[string]any{}, map[string]any{}) // the header, for a snapshot serving nothing
+	if err != nil {
+		return V2{}, err
+	}
+	for _, p := range parts {
+		if len(p.v2.paths) > 0 {
+			paths = append(paths, p.v2.paths)
+		}
+		if len(p.v2.definitions) > 0 {
+			definitions = append(definitions, p.v2.definitions)
+		}
+		pb = append(pb, p.v2.proto...)
+	}
+	info, _ := json.Marshal(v2Info) // strings always encode
+	var body bytes.Buffer
+	body.WriteString(`{"definitions":{`)
+	body.Write(bytes.Join(definitions, []byte(",")))
+	body.WriteString(`},"info":`)
+	body.Write(info)
+	body.WriteString(`,"paths":{`)
+	body.Write(bytes.Join(paths, []byte(",")))
+	body.WriteString(`},"swagger":"2.0"}`)
+	return V2{JSON: body.Bytes(), Proto: pb, Hash: hashOf(body.Bytes())}, nil
 }
 
 // anyObject is a model of an object of any shape, of the given kind.

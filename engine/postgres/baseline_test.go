@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/jackc/pgx/v5"
@@ -27,7 +28,7 @@ func TestBaseline(t *testing.T) {
 		}
 	}
 	wantCode(t, b.Insert(ctx, "a", bodies["a"]), engine.CodeAlreadyExists)
-	if got, err := b.Get(ctx, "a"); err != nil || !jsonEqual(t, got, bodies["a"]) {
+	if got, err := b.Get(ctx, "a"); err != nil || !jsoneq.Equal(got, bodies["a"]) {
 		t.Fatalf("Get = %s, %v; want %s", got, err, bodies["a"])
 	}
 	moved := []byte(`{"metadata":{"name":"a","labels":{"bucket":"2"}},"spec":{"size":9}}`)

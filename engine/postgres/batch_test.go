@@ -11,6 +11,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/internal/wait"
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/sjson"
@@ -262,17 +263,14 @@ func waitForLockWait(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	wait.Eventually(t, 5*time.Second, func() (bool, string) {
 		var waiting int
 		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if waiting > 0 {
-			return
-		}
-	}
-	t.Fatal("no statement waits for the row lock")
+		return waiting > 0, "a statement waits for the row lock"
+	})
 }
 
 // TestGetsInOneBatch reads several objects in one statement: each get

@@ -9,6 +9,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/internal/wait"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -117,14 +118,14 @@ func TestCompactionAnalyzesAfterABurst(t *testing.T) {
 	for i := range 1200 {
 		mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("p%04d", i), map[string]string{"bucket": fmt.Sprint(i % 100)}))
 	}
-	deadline := time.Now().Add(25 * time.Second) // idle backends flush their counters within 10 s
-	for queryInt(t, url, analyzed) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("objects not analyzed after 1,200 writes")
+	// Idle backends flush their counters within 10 s.
+	wait.Eventually(t, 25*time.Second, func() (bool, string) {
+		if queryInt(t, url, analyzed) > 0 {
+			return true, ""
 		}
 		if err := postgres.Compact(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return false, "objects analyzed after 1,200 writes"
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // hookKey carries, in a write's context, what the beforeCommit hook does.
@@ -216,12 +217,14 @@ func TestWatchConcurrentOutOfOrderCommits(t *testing.T) {
 	for rv := range log.acks {
 		maxRV = max(maxRV, rv)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for _, w := range watchers {
-		for !w.reached(maxRV) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+	wait.Until(20*time.Second, func() bool { // checkWatcher tells what is missing
+		for _, w := range watchers {
+			if !w.reached(maxRV) {
+				return false
+			}
 		}
-	}
+		return true
+	})
 	cancel()
 	watching.Wait()
 	for i, w := range watchers {

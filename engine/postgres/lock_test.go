@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // TestTryLock: a lock is held by one Store at a time across processes
@@ -43,17 +45,13 @@ func TestTryLock(t *testing.T) {
 	if _, err := db.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted`); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if release, ok, err := b.TryLock(ctx, "namespace/z"); err == nil && ok {
+	wait.Eventually(t, 5*time.Second, func() (bool, string) {
+		release, ok, err := b.TryLock(ctx, "namespace/z")
+		if err == nil && ok {
 			release()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the lock of a terminated session was not given back")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil && ok, fmt.Sprintf("the lock of a terminated session given back; last: %v, %v", ok, err)
+	})
 	release()
 	tryLock("a", a, "namespace/z", true)() // a's pool works on with a new connection
 }

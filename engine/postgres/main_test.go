@@ -96,18 +96,3 @@ func wantCode(t *testing.T, err error, code engine.Code) *engine.Error {
 func bodyRV(body []byte) string {
 	return gjson.GetBytes(body, "metadata.resourceVersion").String()
 }
-
-// jsonEqual reports whether a and b hold the same JSON value.
-func jsonEqual(t *testing.T, a, b []byte) bool {
-	t.Helper()
-	var va, vb any
-	if err := json.Unmarshal(a, &va); err != nil {
-		t.Fatalf("unmarshal %s: %v", a, err)
-	}
-	if err := json.Unmarshal(b, &vb); err != nil {
-		t.Fatalf("unmarshal %s: %v", b, err)
-	}
-	ja, _ := json.Marshal(va)
-	jb, _ := json.Marshal(vb)
-	return string(ja) == string(jb)
-}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/wait"
 	"github.com/dynapi/dynapi/engine/watch"
+	"github.com/dynapi/dynapi/internal/wait"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 

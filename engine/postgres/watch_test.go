@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/watch"
@@ -127,7 +128,7 @@ func TestWatchEvents(t *testing.T) {
 				ev.Type, ev.Object.Key, ev.Object.ResourceVersion, ev.Object.StoredVersion, ev.PrevStoredVersion,
 				w.typ, w.obj.Key, w.obj.ResourceVersion, w.obj.StoredVersion, w.prevStored)
 		}
-		if !jsonEqual(t, ev.Object.Body, w.obj.Body) || (w.prev == nil) != (ev.Prev == nil) || (w.prev != nil && !jsonEqual(t, ev.Prev, w.prev)) {
+		if !jsoneq.Equal(ev.Object.Body, w.obj.Body) || (w.prev == nil) != (ev.Prev == nil) || (w.prev != nil && !jsoneq.Equal(ev.Prev, w.prev)) {
 			t.Errorf("event %d bodies = %s, prev %s; want %s, prev %s", i, ev.Object.Body, ev.Prev, w.obj.Body, w.prev)
 		}
 		if gjson.GetBytes(ev.Object.Body, "@keys.0").String() != "apiVersion" {

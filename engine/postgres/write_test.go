@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/tidwall/sjson"
 )
 
@@ -23,7 +24,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ResourceVersion != created.ResourceVersion || got.StoredVersion != "v1" || !jsonEqual(t, got.Body, created.Body) {
+	if got.ResourceVersion != created.ResourceVersion || got.StoredVersion != "v1" || !jsoneq.Equal(got.Body, created.Body) {
 		t.Fatalf("Get = %+v %s; want %+v %s", got, got.Body, created, created.Body)
 	}
 
@@ -36,7 +37,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("Update: rv %d after %d, body rv %q", updated.ResourceVersion, got.ResourceVersion, bodyRV(updated.Body))
 	}
 	got, err = s.Get(ctx, in.Key)
-	if err != nil || got.StoredVersion != "v2" || !jsonEqual(t, got.Body, updated.Body) {
+	if err != nil || got.StoredVersion != "v2" || !jsoneq.Equal(got.Body, updated.Body) {
 		t.Fatalf("Get after update = %+v %s, %v; want %s", got, got.Body, err, updated.Body)
 	}
 
@@ -45,7 +46,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := sjson.SetBytes(updated.Body, "metadata.resourceVersion", strconv.FormatInt(deleted.ResourceVersion, 10))
-	if deleted.ResourceVersion <= updated.ResourceVersion || deleted.StoredVersion != "v2" || !jsonEqual(t, deleted.Body, want) {
+	if deleted.ResourceVersion <= updated.ResourceVersion || deleted.StoredVersion != "v2" || !jsoneq.Equal(deleted.Body, want) {
 		t.Fatalf("Delete = %+v %s; want last state at a new rv", deleted, deleted.Body)
 	}
 	_, err = s.Get(ctx, in.Key)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tidwall/gjson"
-
 	// Kubernetes' own version priority order, as discovery uses it.
 	"k8s.io/apimachinery/pkg/version"
 
@@ -68,9 +66,6 @@ func fieldsSpec(r *Resource) apply.Spec {
 func (n *native) unenforced() []string {
 	var out []string
 	for _, v := range n.Versions {
-		if declares(gjson.ParseBytes(v.Schema), "x-kubernetes-validations") {
-			out = append(out, fmt.Sprintf("version %q: x-kubernetes-validations (CEL) rules are not enforced", v.Name))
-		}
 		if v.Subresources.Scale != nil {
 			out = append(out, fmt.Sprintf("version %q: the scale subresource is not served", v.Name))
 		}
@@ -79,17 +74,6 @@ func (n *native) unenforced() []string {
 		out = append(out, "conversion: the webhook is not called; versions convert by the rules in conversions/, or by apiVersion alone")
 	}
 	return out
-}
-
-// declares reports whether key is a member of the schema or of a schema
-// nested in it.
-func declares(s gjson.Result, key string) bool {
-	found := false
-	s.ForEach(func(k, v gjson.Result) bool {
-		found = k.Str == key || (v.IsObject() || v.IsArray()) && declares(v, key)
-		return !found
-	})
-	return found
 }
 
 // build compiles the version's schema; the other fields were checked.

@@ -44,8 +44,7 @@ func (l *loader) loadBuiltins() {
 		l.report(p)
 	}
 	for _, c := range b.candidates {
-		res := *c.res
-		c.res = &res
+		c.res = c.res.fresh()
 		l.candidates = append(l.candidates, c)
 	}
 }

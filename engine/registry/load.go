@@ -51,21 +51,25 @@ func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Proble
 	for _, p := range problems {
 		l.report(p)
 	}
+	sources := make([]source, 0, len(files)+len(opts.APIDefinitions))
 	for _, f := range files {
-		l.loadFile(f)
+		sources = append(sources, l.readFile(f))
 	}
-	l.loadAPIDefinitions()
+	l.loadSources(append(sources, l.apiSources()...))
 	l.claimAll()
 	if conversions != nil {
 		l.loadConversions(conversions)
 	}
+	l.adoptPrevious()
 	l.checkChanges()
 	// A file's syntax errors are found before its definitions are checked;
 	// report them all in reading order, definitions first.
 	slices.SortStableFunc(l.problems, func(a, b Problem) int {
 		return cmp.Or(compareBool(a.Conversion, b.Conversion), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
-	return newSnapshot(l.resources, l.kept), l.problems
+	s := newSnapshot(l.resources, l.kept)
+	s.built = l.built
+	return s, l.problems
 }
 
 func compareBool(a, b bool) int {
@@ -96,6 +100,9 @@ type loader struct {
 	// problem; unreadable the folders of schemas that could not be read.
 	refused    map[string]bool
 	unreadable []string
+	// built are the sources that loaded without a problem, for the next
+	// load to reuse (see reuse.go).
+	built map[string]*built
 }
 
 func newLoader(fsys fs.FS, opts LoadOptions) *loader {
@@ -104,7 +111,7 @@ func newLoader(fsys fs.FS, opts LoadOptions) *loader {
 		prev = Empty()
 	}
 	return &loader{fsys: fsys, opts: opts, prev: prev, names: nameIndex{},
-		kept: map[*Resource]bool{}, tried: map[*Resource]bool{}, refused: map[string]bool{}}
+		kept: map[*Resource]bool{}, tried: map[*Resource]bool{}, refused: map[string]bool{}, built: map[string]*built{}}
 }
 
 // report records a problem; a problem of a definition source refuses it.
@@ -143,18 +150,26 @@ func definitionFiles(fsys fs.FS) ([]string, []Problem) {
 	return files, problems
 }
 
-// loadFile loads every document of one file.
-func (l *loader) loadFile(file string) {
+// readFile reads one definition file.
+func (l *loader) readFile(file string) source {
 	src, err := fs.ReadFile(l.fsys, file)
-	if err != nil {
-		l.report(Problem{File: file, Reason: err.Error()})
-		return
-	}
-	l.loadSource(file, src, path.Ext(file) == ".json")
+	return source{file: file, src: src, isJSON: path.Ext(file) == ".json", err: err}
 }
 
-// loadSource loads every document of one file's text.
+// loadSource loads every document of one file's text, or takes what the
+// previous snapshot built from the same text.
 func (l *loader) loadSource(file string, src []byte, isJSON bool) {
+	key := keyOf(src, isJSON)
+	if l.reuse(file, key) {
+		return
+	}
+	first, problems := len(l.candidates), len(l.problems)
+	l.compileSource(file, src, isJSON)
+	l.remember(file, key, first, problems)
+}
+
+// compileSource loads every document of one file's text.
+func (l *loader) compileSource(file string, src []byte, isJSON bool) {
 	var docs []document
 	var broken []Problem
 	for _, c := range splitDocuments(src) {
@@ -190,7 +205,7 @@ func (l *loader) loadDocument(d document) {
 		l.report(d.problem(definitionName(n) + ": " + reason))
 	}
 	if len(reasons) == 0 {
-		l.candidates = append(l.candidates, candidate{res: r, doc: d, name: definitionName(n)})
+		l.candidates = append(l.candidates, candidate{res: r.fresh(), doc: d, name: definitionName(n)})
 	}
 }
 

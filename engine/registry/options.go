@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // APIFilePrefix starts the File of every Resource and Problem that comes
@@ -47,9 +49,29 @@ type LoadOptions struct {
 // definition created through the API rather than a file.
 func IsAPIFile(file string) bool { return strings.HasPrefix(file, APIFilePrefix) }
 
-// loadAPIDefinitions loads the definitions created through the API, in name order.
-func (l *loader) loadAPIDefinitions() {
+// apiSources lists the definitions created through the API, in name order.
+func (l *loader) apiSources() []source {
+	var out []source
 	for _, name := range slices.Sorted(maps.Keys(l.opts.APIDefinitions)) {
-		l.loadSource(APIFilePrefix+name, l.opts.APIDefinitions[name], false)
+		src := l.opts.APIDefinitions[name]
+		out = append(out, source{file: APIFilePrefix + name, src: src, key: apiKey(src)})
 	}
+	return out
+}
+
+// apiKey identifies what a load reads of a CustomResourceDefinition
+// stored through the API: not its status, resourceVersion or
+// managedFields, which every status write changes, so that such a write
+// costs no compile. A document that is not JSON is hashed whole.
+func apiKey(src []byte) sourceKey {
+	if !gjson.ValidBytes(src) {
+		return keyOf(src, false)
+	}
+	fields := gjson.GetManyBytes(src, "apiVersion", "kind", "metadata.name", "spec")
+	var read []byte
+	for _, f := range fields {
+		read = append(read, f.Raw...)
+		read = append(read, 0)
+	}
+	return keyOf(read, true)
 }

@@ -1,16 +1,15 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
 	"io/fs"
 	"path"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/convert"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 // The conversion examples live in conversions/testdata/<case>/, an object
@@ -41,7 +40,7 @@ func TestShippedConversionExamples(t *testing.T) {
 			}
 			v, _ := r.Version(to)
 			got, _ = v.Schema.Prune(got)
-			if !sameJSON(t, got, want) {
+			if !jsoneq.Equal(got, want) {
 				t.Errorf("%s → %s:\n got %s\nwant %s", from, to, got, want)
 			}
 		})
@@ -66,23 +65,6 @@ func typeOf(t *testing.T, obj []byte) (group, version, kind string) {
 	}
 	group, version = engine.ParseAPIVersion(head.APIVersion)
 	return group, version, head.Kind
-}
-
-// sameJSON compares JSON semantically, numbers by their text.
-func sameJSON(t *testing.T, a, b []byte) bool {
-	t.Helper()
-	var x, y any
-	for _, p := range []struct {
-		src []byte
-		dst *any
-	}{{a, &x}, {b, &y}} {
-		d := json.NewDecoder(bytes.NewReader(p.src))
-		d.UseNumber()
-		if err := d.Decode(p.dst); err != nil {
-			t.Fatalf("not JSON: %v", err)
-		}
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // The way storage keeps what a version cannot show: a Pipe written in v2,
@@ -128,7 +110,7 @@ func TestShippedPipeUpdateThroughV1(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameJSON(t, got, []byte(tt.want)) {
+			if !jsoneq.Equal(got, []byte(tt.want)) {
 				t.Errorf("\n got %s\nwant %s", got, tt.want)
 			}
 		})

@@ -16,6 +16,7 @@ type Snapshot struct {
 	groups     []Group
 	served     map[groupVersion][]*Resource
 	stale      map[*Resource]bool
+	built      map[string]*built // by source, for the next load (see reuse.go)
 }
 
 type groupKind struct{ group, kind string }

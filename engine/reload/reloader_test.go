@@ -320,9 +320,9 @@ func TestUnenforcedIsLogged(t *testing.T) {
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
 	e := &testEnv{t: t, schemas: filepath.Join(t.TempDir(), "schemas")}
-	cel := strings.Replace(definition("Widget", "widgets"), "properties: {color: {type: string}}",
-		"properties: {color: {type: string}}, x-kubernetes-validations: [{rule: 'self.color != \"pink\"'}]", 1)
-	e.write("schemas/shop/widget.yaml", cel)
+	scaled := definition("Widget", "widgets") +
+		"  subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}\n"
+	e.write("schemas/shop/widget.yaml", scaled)
 	e.r = New(e.schemas, "", Options{Logger: logger})
 	steps := []struct {
 		what  string
@@ -330,13 +330,13 @@ func TestUnenforcedIsLogged(t *testing.T) {
 		want  int
 	}{
 		{"first build", func() { _ = e.r.Reload() }, 1},
-		{"same declarations", func() { e.write("schemas/shop/widget.yaml", cel+"\n# edited\n"); _ = e.r.Reload() }, 1},
+		{"same declarations", func() { e.write("schemas/shop/widget.yaml", scaled+"\n# edited\n"); _ = e.r.Reload() }, 1},
 		{"declarations gone", func() { e.write("schemas/shop/widget.yaml", definition("Widget", "widgets")); _ = e.r.Reload() }, 1},
-		{"declared again", func() { e.write("schemas/shop/widget.yaml", cel); _ = e.r.Reload() }, 2},
+		{"declared again", func() { e.write("schemas/shop/widget.yaml", scaled); _ = e.r.Reload() }, 2},
 	}
 	for _, s := range steps {
 		s.build()
-		if got := strings.Count(log.String(), `unenforced="version \"v1\": x-kubernetes-validations (CEL) rules are not enforced"`); got != s.want {
+		if got := strings.Count(log.String(), `unenforced="version \"v1\": the scale subresource is not served"`); got != s.want {
 			t.Fatalf("after %s: %d warnings; want %d:\n%s", s.what, got, s.want, log.String())
 		}
 	}

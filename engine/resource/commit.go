@@ -38,16 +38,45 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 	if w.Options.DryRun {
 		return nil
 	}
+	for attempt := 1; ; attempt++ {
+		created, err := s.storeNew(ctx, w)
+		if engine.ErrorCode(err) == engine.CodeAlreadyExists && w.generatedName && attempt < maxGenerateNameAttempts {
+			if err = s.renameGenerated(w); err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			return err
+		}
+		w.result.object, err = stamp(w.Object, created.ResourceVersion)
+		return err
+	}
+}
+
+// maxGenerateNameAttempts is how often a create whose name the server
+// generated tries a new name when the last one is taken, as
+// kube-apiserver (1.32+) does.
+const maxGenerateNameAttempts = 8
+
+func (s *Service) storeNew(ctx context.Context, w *Write) (engine.Object, error) {
 	stored, err := toStorage(w.Target, w.Name, w.Object, 0, nil)
 	if err != nil {
-		return err
+		return engine.Object{}, err
 	}
-	created, err := s.Store.Create(ctx, stored)
+	return s.Store.Create(ctx, stored)
+}
+
+// renameGenerated gives w a new name from its generateName. The new name
+// has the old one's prefix and length: what validated the old one holds.
+func (s *Service) renameGenerated(w *Write) error {
+	w.Name = s.GenerateName(w.Meta.GenerateName)
+	w.Meta.Name = w.Name
+	out, err := sjson.SetBytes(w.Object, "metadata.name", w.Name)
 	if err != nil {
-		return err
+		return fmt.Errorf("set generated name: %w", err)
 	}
-	w.result.object, err = stamp(w.Object, created.ResourceVersion)
-	return err
+	w.Object = out
+	return nil
 }
 
 // storeUpdate writes an update over the stored object, and deletes it when

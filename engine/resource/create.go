@@ -7,8 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/dynapi/dynapi/engine/meta"
 )
 
 // Create stores a new object from body (JSON, in the target's version).
@@ -19,10 +17,11 @@ func (s *Service) Create(ctx context.Context, t Target, body []byte, opts WriteO
 	return Result{Object: res.object, Warnings: w.Warnings}, err
 }
 
-// prepareCreateMeta fills the metadata the server owns on create.
-func (s *Service) prepareCreateMeta(m *metav1.ObjectMeta) {
+// prepareCreateMeta fills the metadata the server owns on create, and
+// reports whether it generated the name.
+func (s *Service) prepareCreateMeta(m *metav1.ObjectMeta) (generated bool) {
 	if m.Name == "" && m.GenerateName != "" {
-		m.Name = meta.GenerateName(m.GenerateName)
+		m.Name, generated = s.GenerateName(m.GenerateName), true
 	}
 	m.UID = types.UID(newUID())
 	m.CreationTimestamp = metav1.NewTime(s.Now().UTC().Truncate(1e9))
@@ -31,6 +30,7 @@ func (s *Service) prepareCreateMeta(m *metav1.ObjectMeta) {
 	m.DeletionGracePeriodSeconds = nil
 	m.ManagedFields = nil
 	m.SelfLink = "" // no longer populated by Kubernetes: drop what a client sent
+	return generated
 }
 
 // newUID returns a random (version 4) UUID.

@@ -1,6 +1,10 @@
 package resource
 
-import "github.com/tidwall/gjson"
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+)
 
 // Changed reports whether an update changes field (a gjson path): whether
 // its value in w.Object differs from the one in w.Old, compared as JSON
@@ -14,5 +18,5 @@ func (w *Write) Changed(field string) bool {
 	if a.Type == gjson.Null && b.Type == gjson.Null {
 		return false
 	}
-	return !sameValue(a, b, nil)
+	return !jsoneq.Options{NumbersAsWritten: true}.EqualText(a.Raw, b.Raw)
 }

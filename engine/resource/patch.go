@@ -25,6 +25,16 @@ const (
 	StrategicMergePatch = "application/strategic-merge-patch+json"
 )
 
+// Bounds on the work of one patch, as kube-apiserver sets them: at most
+// MaxJSONPatchOperations operations in a JSON patch, whose copy operations
+// add at most MaxObjectBytes in all (evanphx/json-patch's
+// AccumulatedCopySizeLimit, kube-apiserver's JSONPatchMaxCopyBytes), and
+// an object no larger than the request body limit after any patch.
+const (
+	MaxJSONPatchOperations = 10000
+	MaxObjectBytes         = 3 << 20
+)
+
 // PatchTypes are the patch types t accepts, as the 415 of another lists
 // them.
 func PatchTypes(t Target) []string {
@@ -66,6 +76,10 @@ func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType strin
 	if err != nil {
 		return Result{}, err
 	}
+	if len(patched) > MaxObjectBytes {
+		return Result{}, engine.Errorf(engine.CodeRequestEntityTooLarge,
+			"Request entity too large: the patched object is %d bytes, the limit is %d", len(patched), MaxObjectBytes)
+	}
 	if !gjson.GetBytes(patched, "metadata.resourceVersion").Exists() {
 		// A patch that drops resourceVersion applies to whatever is stored.
 		if patched, err = sjson.SetBytes(patched, "metadata.resourceVersion", strconv.FormatInt(w.stored.ResourceVersion, 10)); err != nil {
@@ -83,6 +97,18 @@ func ErrPatchType(t Target) error {
 		"the body of the request was in an unknown format - accepted media types include: %s", strings.Join(PatchTypes(t), ", "))
 }
 
+// errNotObject answers a merge patch that is not a JSON object as
+// kube-apiserver does: a 422 on the field "patch".
+func errNotObject(patch []byte) error {
+	value := string(patch)
+	if len(value) > 64 {
+		value = value[:64] + "..."
+	}
+	msg := "Invalid value: " + strconv.Quote(value) + ": a merge patch must be a JSON object"
+	return &engine.Error{Code: engine.CodeInvalid, Message: "patch: " + msg,
+		Causes: []engine.FieldError{{Type: engine.CauseInvalid, Path: "patch", Message: msg}}}
+}
+
 // applyPatch applies patch to obj. Errors: UnsupportedMediaType, BadRequest
 // for a malformed patch, Invalid for a patch that does not apply.
 func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
@@ -97,6 +123,9 @@ func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
 		}
 		return out, nil
 	case MergePatch:
+		if !gjson.ParseBytes(patch).IsObject() {
+			return nil, errNotObject(patch)
+		}
 		out, err := jsonpatch.MergePatch(obj, patch)
 		if err != nil {
 			return nil, engine.Errorf(engine.CodeBadRequest, "invalid merge patch: %v", err)
@@ -107,11 +136,33 @@ func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
 		if err != nil {
 			return nil, engine.Errorf(engine.CodeBadRequest, "invalid JSON patch: %v", err)
 		}
-		out, err := p.Apply(obj)
-		if err != nil {
-			return nil, &engine.Error{Code: engine.CodeInvalid, Message: "the JSON patch could not be applied: " + err.Error()}
+		if len(p) > MaxJSONPatchOperations { // kube-apiserver's words
+			return nil, engine.Errorf(engine.CodeRequestEntityTooLarge,
+				"The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(p))
 		}
-		return out, nil
+		return applyJSONPatch(p, obj)
 	}
 	return nil, ErrPatchType(t)
+}
+
+// applyJSONPatch applies a decoded JSON patch. Errors: BadRequest for an
+// add, replace or test without a value (evanphx/json-patch dereferences
+// the missing value of a test at the root: a fuzz crasher), Invalid for a
+// patch that does not apply.
+func applyJSONPatch(p jsonpatch.Patch, obj []byte) ([]byte, error) {
+	for i, op := range p {
+		switch op.Kind() {
+		case "add", "replace", "test":
+			if _, ok := op["value"]; !ok {
+				return nil, engine.Errorf(engine.CodeBadRequest, "invalid JSON patch: operation %d (%s) has no value", i, op.Kind())
+			}
+		}
+	}
+	opts := jsonpatch.NewApplyOptions()
+	opts.AccumulatedCopySizeLimit = MaxObjectBytes
+	out, err := p.ApplyWithOptions(obj, opts)
+	if err != nil {
+		return nil, &engine.Error{Code: engine.CodeInvalid, Message: "the JSON patch could not be applied: " + err.Error()}
+	}
+	return out, nil
 }

@@ -31,10 +31,12 @@ var stages = []stage{
 	{"typeMeta", writes, typeMeta},
 	{"metadata", CreateOperation, createMeta},
 	{"metadata", UpdateOperation, updateMeta},
+	{"storable", writes, storable},
 	{"preconditions", DeleteOperation, preconditions},
 	{"strategy", writes, prepare},
 	{"strategy", DeleteOperation, prepareDelete},
-	{"admit", writes, admitStage}, // prune, default, validate with ratcheting
+	{"admit", writes, admitStage},                // prune, default, validate with ratcheting
+	{"validationRules", writes, validationRules}, // CEL, list types, embedded resources
 	{"managedFields", writes, managedFields},
 	{"strategyValidation", writes, validateByStrategy},
 	{"authorizeWrite", writes, authorizeByStrategy},

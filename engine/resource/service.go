@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
@@ -18,6 +19,8 @@ type Service struct {
 	Store engine.Store
 	// Now is the clock for creationTimestamp and deletionTimestamp.
 	Now func() time.Time
+	// GenerateName makes a name from metadata.generateName.
+	GenerateName func(base string) string
 
 	strategies map[engine.GroupResource]Strategy
 	onRemove   []func(engine.ObjectKey)
@@ -25,7 +28,7 @@ type Service struct {
 
 // New returns a Service over store with the wall clock.
 func New(store engine.Store) *Service {
-	return &Service{Store: store, Now: time.Now, strategies: map[engine.GroupResource]Strategy{}}
+	return &Service{Store: store, Now: time.Now, GenerateName: meta.GenerateName, strategies: map[engine.GroupResource]Strategy{}}
 }
 
 // Register makes s the strategy of resource gr. Register every strategy

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/jsonguard"
 	"github.com/dynapi/dynapi/engine/meta"
 )
 
@@ -36,7 +37,7 @@ func createMeta(s *Service, w *Write) error {
 	if m.ResourceVersion != "" {
 		return engine.Errorf(engine.CodeBadRequest, "resourceVersion should not be set on objects to be created")
 	}
-	s.prepareCreateMeta(m)
+	w.generatedName = s.prepareCreateMeta(m)
 	w.Meta, w.Name = m, m.Name
 	return nil
 }
@@ -68,6 +69,16 @@ func updateMeta(_ *Service, w *Write) error {
 	}
 	keepServerMeta(m, w.OldMeta)
 	w.Meta = m
+	return nil
+}
+
+// storable refuses what PostgreSQL's jsonb cannot store (U+0000, numbers
+// out of range) with a 422 naming each field, before any other stage
+// reads the values.
+func storable(_ *Service, w *Write) error {
+	if causes := jsonguard.Unstorable(w.Object, MaxCauses); len(causes) > 0 {
+		return w.invalid(causes)
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/schema"
 )
 
 // Operation is what a write does to an object. Operations are bits, so that
@@ -21,6 +22,10 @@ const (
 	UpdateOperation
 	DeleteOperation
 )
+
+// MaxCauses bounds the field errors one 422 reports: a body with a
+// million wrong items costs a bounded answer, not a million causes.
+const MaxCauses = schema.MaxCauses
 
 // Write is one write as it passes through the pipeline's stages.
 type Write struct {
@@ -45,10 +50,13 @@ type Write struct {
 	stored   engine.Object   // the row Old was read from
 	oldHub   []byte          // Old in the hub version: what toStorage needs of it
 	patched  bool            // Object comes from a patch: decoded already
-	rv       int64           // the resourceVersion an update is based on
-	delete   DeleteOptions
-	pending  bool // delete: the object stays, marked, while finalizers remain
-	result   writeResult
+	// generatedName: the server made Name from generateName, and may make
+	// another when it is taken.
+	generatedName bool
+	rv            int64 // the resourceVersion an update is based on
+	delete        DeleteOptions
+	pending       bool // delete: the object stays, marked, while finalizers remain
+	result        writeResult
 	// sentFields is metadata.managedFields as the client sent it (nil when
 	// absent): an empty list clears them.
 	sentFields []byte

@@ -24,10 +24,24 @@ type causes struct {
 	// allOf counts failed allOf branches by schema and instance location:
 	// kube-apiserver adds one summary per allOf on top of the branches' causes.
 	allOf map[[2]string]int
+	// truncated says causes were left out at MaxCauses.
+	truncated bool
 }
+
+// MaxCauses bounds the causes Validate reports. Why: each cause costs a
+// walk to its field, and an array of a million wrong items would cost a
+// million causes and an answer of hundreds of megabytes.
+const MaxCauses = 100
+
+// full reports whether c holds MaxCauses causes: the walk stops there.
+func (c *causes) full() bool { return len(c.out) >= MaxCauses }
 
 // visit handles one node of the error tree.
 func (c *causes) visit(ve *jsonschema.ValidationError) {
+	if c.full() {
+		c.truncated = true
+		return
+	}
 	kw := pointerTokens(ve.AbsoluteKeywordLocation)
 	last := ""
 	if len(kw) > 0 {
@@ -143,6 +157,10 @@ func (c *causes) leaf(ve *jsonschema.ValidationError, kw []string) {
 // pointer into obj), unless ratcheting tolerates it.
 func (c *causes) add(ptr, causeType, path, message string) {
 	if c.unchanged(ptr) {
+		return
+	}
+	if c.full() {
+		c.truncated = true
 		return
 	}
 	c.out = append(c.out, engine.FieldError{Type: causeType, Path: path, Message: message})

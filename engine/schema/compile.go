@@ -11,6 +11,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/schema/cel"
 )
 
 // docURL names the translated document inside the jsonschema compiler.
@@ -47,6 +49,10 @@ func Compile(openAPIV3Schema []byte) (*Schema, error) {
 		return nil, problemsError(t.problems)
 	}
 	root.finalize()
+	rules, err := cel.Compile(openAPIV3Schema)
+	if err != nil {
+		return nil, err
+	}
 	return &Schema{
 		raw:       bytes.Clone(openAPIV3Schema),
 		root:      root,
@@ -54,6 +60,7 @@ func Compile(openAPIV3Schema []byte) (*Schema, error) {
 		quick:     compileQuick(out),
 		doc:       gjson.ParseBytes(doc),
 		rules:     t.rules,
+		cel:       rules,
 	}, nil
 }
 

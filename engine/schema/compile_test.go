@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 // mustCompile compiles a schema written inline in a test.
@@ -152,7 +154,7 @@ func TestValidationRules(t *testing.T) {
 		t.Fatalf("got %d rule sets, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
-		if got[i].SchemaPath != want[i].SchemaPath || !jsonEqual(t, got[i].Rules, want[i].Rules) {
+		if got[i].SchemaPath != want[i].SchemaPath || !jsoneq.Equal(got[i].Rules, want[i].Rules) {
 			t.Errorf("rule set %d = %s %s, want %s %s", i, got[i].SchemaPath, got[i].Rules, want[i].SchemaPath, want[i].Rules)
 		}
 	}

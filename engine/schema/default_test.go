@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestDefault(t *testing.T) {
@@ -110,9 +111,7 @@ func TestDefault(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !jsonEqual(t, got, []byte(tt.want)) {
-				t.Errorf("Default() = %s, want %s", got, tt.want)
-			}
+			jsoneq.Assert(t, got, tt.want)
 		})
 	}
 }

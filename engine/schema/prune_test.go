@@ -3,6 +3,8 @@ package schema
 import (
 	"slices"
 	"testing"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 func TestPrune(t *testing.T) {
@@ -109,9 +111,7 @@ func TestPrune(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got, removed := mustCompile(t, tt.schema).Prune([]byte(tt.in))
-			if !jsonEqual(t, got, []byte(tt.want)) {
-				t.Errorf("Prune() = %s, want %s", got, tt.want)
-			}
+			jsoneq.Assert(t, got, tt.want)
 			if !slices.Equal(removed, tt.removed) {
 				t.Errorf("removed = %q, want %q", removed, tt.removed)
 			}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/schema/cel"
 )
 
 // Schema is one compiled schema. It is immutable and safe for concurrent use.
@@ -22,6 +24,7 @@ type Schema struct {
 	quick     *quick       // decides most valid objects without the validator
 	doc       gjson.Result // the translated document, to phrase errors
 	rules     []RuleSet
+	cel       *cel.Validator // nil: nothing beyond the OpenAPI schema to enforce
 }
 
 // RuleSet is the x-kubernetes-validations list of one schema, kept raw
@@ -40,7 +43,7 @@ func (s *Schema) Raw() []byte {
 }
 
 // ValidationRules returns every x-kubernetes-validations list of the schema,
-// outer schemas first. Validate does not evaluate them yet.
+// outer schemas first, as written. ValidateRules evaluates them.
 func (s *Schema) ValidationRules() []RuleSet {
 	out := slices.Clone(s.rules)
 	for i := range out {

@@ -5,11 +5,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata want files from the current output")
@@ -116,8 +116,8 @@ func compareWant(t *testing.T, in string, got any) {
 		}
 		return
 	}
-	if !jsonEqual(t, gotJSON, readFile(t, wantFile)) {
-		t.Errorf("%s:\n got %s\nwant %s", in, gotJSON, readFile(t, wantFile))
+	if want := readFile(t, wantFile); !jsoneq.Equal(gotJSON, want) {
+		t.Errorf("%s: differs at %s\n got %s\nwant %s", in, jsoneq.Diff(gotJSON, want), gotJSON, want)
 	}
 }
 
@@ -136,17 +136,4 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// jsonEqual compares two JSON documents semantically.
-func jsonEqual(t testing.TB, a, b []byte) bool {
-	t.Helper()
-	var va, vb any
-	if err := json.Unmarshal(a, &va); err != nil {
-		t.Fatalf("invalid JSON %s: %v", a, err)
-	}
-	if err := json.Unmarshal(b, &vb); err != nil {
-		t.Fatalf("invalid JSON %s: %v", b, err)
-	}
-	return reflect.DeepEqual(va, vb)
 }

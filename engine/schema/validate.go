@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -60,6 +61,10 @@ func validate(sch *jsonschema.Schema, c causes, v any) []engine.FieldError {
 	slices.SortFunc(c.out, func(a, b engine.FieldError) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Message, b.Message))
 	})
+	if c.truncated {
+		c.out = append(c.out, engine.FieldError{Type: engine.CauseInvalid,
+			Message: fmt.Sprintf("too many errors: only the first %d are reported", MaxCauses)})
+	}
 	return c.out
 }
 

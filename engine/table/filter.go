@@ -131,6 +131,8 @@ func scalarOf(v gjson.Result) scalar {
 // values of different kinds, and client-go ignores that refusal: such a
 // comparison is false, except != which is then true. Because literal numbers
 // are floats, they never equal an integer field.
+// (So not jsoneq's meaning of equal, where 1 and 1.0 are the same number:
+// a filter answers as kubectl would.)
 func compare(op string, a, b scalar) bool {
 	comparable := a.kind != kindInvalid && a.kind == b.kind
 	ordered := comparable && a.kind != kindBool

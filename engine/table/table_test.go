@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
@@ -54,7 +54,7 @@ func TestTables(t *testing.T) {
 			} else {
 				got = b.Single(readObject(t, tc.Objects[0]))
 			}
-			assertJSONEqual(t, got, tc.Want)
+			jsoneq.Assert(t, got, tc.Want)
 		})
 	}
 }
@@ -80,22 +80,5 @@ func readJSON(t *testing.T, file string, v any) {
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", file, err)
-	}
-}
-
-// assertJSONEqual compares JSON documents by value, not by spelling.
-func assertJSONEqual(t *testing.T, got, want []byte) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("invalid JSON written: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("invalid expected JSON: %v", err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		gi, _ := json.MarshalIndent(g, "", "  ")
-		wi, _ := json.MarshalIndent(w, "", "  ")
-		t.Errorf("got\n%s\nwant\n%s", gi, wi)
 	}
 }

@@ -15,9 +15,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/wait"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // Group is the API group of the RBAC kinds.

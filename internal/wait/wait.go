@@ -1,4 +1,5 @@
-// Package wait holds the one way the engine's background loops pause.
+// Package wait holds the one way the engine's background loops pause, and
+// the one way its tests wait for something to happen (Eventually).
 package wait
 
 import (

@@ -1,0 +1,85 @@
+package openapi
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	openapiv2 "github.com/google/gnostic-models/openapiv2"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/registry"
+)
+
+func definition(group, kind string, versions ...string) string {
+	s := "group: " + group + "\nkind: " + kind + "\nplural: " + strings.ToLower(kind) + "s\nscope: Namespaced\nversions:\n"
+	for i, v := range versions {
+		s += "- name: " + v + "\n  storage: " + map[bool]string{true: "true", false: "false"}[i == 0] +
+			"\n  schema: {type: object, properties: {spec: {type: object, properties: {color: {type: string}}}}}\n"
+	}
+	return s
+}
+
+func noDeletes(engine.GroupResource) bool { return false }
+
+func load(t *testing.T, prev *registry.Snapshot, files map[string]string) *registry.Snapshot {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, src := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(src)}
+	}
+	snap, problems := registry.LoadWith(fsys, nil, registry.LoadOptions{Previous: prev, WithoutBuiltins: true})
+	if len(problems) > 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	return snap
+}
+
+// After a change, only the group versions it touched are rendered again,
+// and the v2 document assembled from parts is the one rendered whole.
+func TestBuildFromReusesUnchangedGroupVersions(t *testing.T) {
+	files := map[string]string{
+		"a.yaml": definition("a.example.com", "Apple", "v1", "v2"),
+		"b.yaml": definition("b.example.com", "Banana", "v1"),
+		"c.yaml": definition("b.example.com", "Cherry", "v1"),
+	}
+	snap := load(t, nil, files)
+	first, err := Build(snap, noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["c.yaml"] = definition("b.example.com", "Cherry", "v1", "v1beta1")
+	next, err := BuildFrom(first, load(t, snap, files), noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, changed := range map[string]bool{"apis/a.example.com/v1": false, "apis/a.example.com/v2": false,
+		"apis/b.example.com/v1": true, "apis/b.example.com/v1beta1": true} {
+		p, ok := next.gvs[path]
+		if !ok {
+			t.Fatalf("%s: no document", path)
+		}
+		if reused := first.gvs[path] == p; reused == changed {
+			t.Errorf("%s: reused = %v, want %v", path, reused, !changed)
+		}
+	}
+	var assembled, whole openapiv2.Document
+	if err := proto.Unmarshal(next.V2().Proto, &assembled); err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := openapiv2.ParseDocument(next.V2().JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole.Reset()
+	proto.Merge(&whole, parsed)
+	if len(assembled.GetPaths().GetPath()) != len(whole.GetPaths().GetPath()) ||
+		len(assembled.GetDefinitions().GetAdditionalProperties()) != 2*5 ||
+		len(whole.GetDefinitions().GetAdditionalProperties()) != 2*5 ||
+		assembled.GetSwagger() != "2.0" || assembled.GetInfo().GetTitle() != "dynapi" {
+		t.Errorf("assembled protobuf: %d paths, %d definitions; JSON: %d paths, %d definitions",
+			len(assembled.GetPaths().GetPath()), len(assembled.GetDefinitions().GetAdditionalProperties()),
+			len(whole.GetPaths().GetPath()), len(whole.GetDefinitions().GetAdditionalProperties()))
+	}
+}
