@@ -102,6 +102,10 @@ type ListOptions struct {
 	// new as N; N with Exact the state at exactly N.
 	ResourceVersion      string
 	ResourceVersionMatch string
+	// MetadataOnly asks for bodies holding only their metadata
+	// ({"metadata":{...}}) and no Remainder: what a metadata-only list
+	// (PartialObjectMetadataList) needs, without the rest leaving the store.
+	MetadataOnly bool
 }
 
 // ResourceVersionMatch values.

@@ -9,7 +9,7 @@ import (
 )
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiate(r)
+	f, err := negotiate(r, forObject)
 	var tb *table.Builder
 	if err == nil && f.kind == formatTable {
 		tb, err = tableBuilder(r, req, f)
@@ -40,7 +40,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		}
 		return
 	}
-	f, err := negotiate(r)
+	f, err := negotiate(r, forList)
 	var tb *table.Builder
 	if err == nil && f.kind == formatTable {
 		tb, err = tableBuilder(r, req, f)
@@ -57,7 +57,11 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		return
 	}
 	lw := newListWriter(w, f, tb, req.target.APIVersion(), req.target.Resource.ListKind)
-	meta, err := s.service.List(r.Context(), req.target, opts, lw.add)
+	list := s.service.List
+	if f.kind == formatMeta {
+		list = s.service.ListMetadata
+	}
+	meta, err := list(r.Context(), req.target, opts, lw.add)
 	if err == nil {
 		err = lw.finish(meta)
 	}
@@ -168,7 +172,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req reques
 
 // handleDeleteCollection answers with the list of deleted objects.
 func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiate(r)
+	f, err := negotiate(r, forList)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -188,7 +192,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		s.writeError(w, r, err)
 		return
 	}
-	if f.kind == formatTable {
+	if f.kind == formatTable || f.kind == formatMeta {
 		f = format{kind: formatJSON} // the deleted objects, not a Table of them
 	}
 	lw := newListWriter(w, f, nil, req.target.APIVersion(), req.target.Resource.ListKind)

@@ -81,6 +81,8 @@ func resolve(snap *registry.Snapshot, info *requestInfo) (request, bool) {
 // dispatch picks the handler for the verb. Every answer about a deprecated
 // version carries its deprecation warning, as kube-apiserver sends it.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
+	// Answers depend on Accept (negotiate): caches must key on it.
+	w.Header().Add("Vary", "Accept")
 	if warning := req.target.Resource.DeprecationWarning(req.target.Version); warning != "" {
 		writeWarnings(w, []string{warning})
 	}

@@ -27,7 +27,7 @@ var bookmarkInterval = 10 * time.Second
 // kube-apiserver does for ?watch=true.
 func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
 	opts, timeout, err := watchOptions(r)
-	f, ferr := negotiate(r)
+	f, ferr := negotiate(r, forWatch)
 	var tb *table.Builder
 	if err == nil && ferr == nil && f.kind == formatTable {
 		tb, err = tableBuilder(r, req, f)
@@ -66,25 +66,22 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	if flusher != nil {
 		flusher.Flush()
 	}
-	s.stream(w, flusher, events, changed, req.target, tb)
+	s.stream(w, flusher, events, changed, req.target, encoding{table: tb, meta: f.meta})
 }
 
 // stream writes events until they end, the client goes away, or the
 // target stops being served (its definition was removed or switched off):
 // then the stream just ends, as kube-apiserver ends the watches of a
 // deleted CustomResourceDefinition, and the client's next request gets 404.
-// With tb set (kubectl get -w asks for Tables), each object goes as a Table
-// of one row.
-func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, tb *table.Builder) {
+// Each object goes as enc says.
+func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, enc encoding) {
 	for {
 		select {
 		case ev, ok := <-events:
 			if !ok {
 				return
 			}
-			if tb != nil && ev.Type != engine.EventError && ev.Type != engine.EventBookmark {
-				ev.Object = tb.Single(ev.Object)
-			}
+			ev.Object = enc.object(ev)
 			if _, err := w.Write(s.encodeEvent(ev)); err != nil {
 				return // the client went away; the caller's cancel ends the watch
 			}
@@ -98,6 +95,27 @@ func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-ch
 			}
 		}
 	}
+}
+
+// encoding is how the objects of watch events are sent: with table set
+// (kubectl get -w asks for Tables), each as a Table of one row; with meta
+// set, each as a PartialObjectMetadata of that version (bookmarks too,
+// as kube-apiserver sends them); otherwise as they are.
+type encoding struct {
+	table *table.Builder
+	meta  string
+}
+
+func (e encoding) object(ev resource.WatchEvent) []byte {
+	switch {
+	case ev.Type == engine.EventError:
+		return ev.Object
+	case e.meta != "":
+		return partialObjectMetadata(e.meta, ev.Object)
+	case e.table != nil && ev.Type != engine.EventBookmark:
+		return e.table.Single(ev.Object)
+	}
+	return ev.Object
 }
 
 // changeNotifier is a Snapshots that tells when it swaps its snapshot;

@@ -34,7 +34,7 @@ WITH m AS MATERIALIZED (
 	FROM compaction c, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM resource_version) s
 )
 SELECT m.horizon, m.seq, m.resolved, l.* FROM m LEFT JOIN LATERAL (
-	SELECT resource, namespace, name, resource_version, stored_version, body, remainder FROM (
+	SELECT resource, namespace, name, resource_version, stored_version, {body} FROM (
 		SELECT f.resource, f.namespace, f.name, e.type, e.prev_resource_version AS resource_version,
 			e.prev_stored_version AS stored_version, e.prev_body AS body, e.prev_remainder AS remainder,
 			CASE WHEN jsonb_typeof(e.prev_body -> 'metadata' -> 'labels') = 'object'
@@ -58,8 +58,16 @@ const resolvedSQL = `(SELECT count(*) FROM (SELECT FROM events
 	WHERE resource_version > $1 AND resource_version <= s.seq LIMIT 10000) r)`
 
 // unchangedSQL reads the unchanged part at $1.
-const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, body, remainder
+const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, {body}
 FROM objects WHERE resource_version <= $1{rest}`
+
+// The body columns of a list: whole bodies, or, for a metadata-only list,
+// bodies holding only their metadata, built in the database so that the
+// rest of each body never leaves it.
+const (
+	bodyColumns     = "body, remainder"
+	metadataColumns = "jsonb_build_object('metadata', body -> 'metadata') AS body, NULL::jsonb AS remainder"
+)
 
 // listPlan holds the two statements of a List. Their first argument, the
 // state's resourceVersion (or W for the changed part of a latest list), is
@@ -84,9 +92,13 @@ func buildList(opts engine.ListOptions, st listState) (listPlan, error) {
 	if st.latest {
 		resolved, r = resolvedSQL, "m.seq"
 	}
+	body := bodyColumns
+	if opts.MetadataOnly {
+		body = metadataColumns
+	}
 	return listPlan{
-		changed:   strings.NewReplacer("{resolved}", resolved, "{R}", r, "{rest}", changed).Replace(changedSQL),
-		unchanged: strings.Replace(unchangedSQL, "{rest}", unchanged, 1), changedArgs: changedArgs,
+		changed:   strings.NewReplacer("{resolved}", resolved, "{R}", r, "{rest}", changed, "{body}", body).Replace(changedSQL),
+		unchanged: strings.NewReplacer("{rest}", unchanged, "{body}", body).Replace(unchangedSQL), changedArgs: changedArgs,
 		unchangedArgs: unchangedArgs, limit: opts.Limit, all: opts.Resource == engine.GroupResource{},
 	}, nil
 }
