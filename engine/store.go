@@ -102,9 +102,10 @@ type ListOptions struct {
 	// new as N; N with Exact the state at exactly N.
 	ResourceVersion      string
 	ResourceVersionMatch string
-	// MetadataOnly asks for bodies holding only their metadata
-	// ({"metadata":{...}}) and no Remainder: what a metadata-only list
-	// (PartialObjectMetadataList) needs, without the rest leaving the store.
+	// MetadataOnly asks for each object's metadata alone (Body is the
+	// JSON of its metadata field) and no Remainder: what a metadata-only
+	// list (PartialObjectMetadataList) needs, without the rest leaving the
+	// store.
 	MetadataOnly bool
 }
 

@@ -50,9 +50,11 @@ type Server struct {
 	logger    *slog.Logger
 	router    chi.Router
 	openapi   openapiCache
-	registry  *prometheus.Registry
-	metrics   *requestMetrics
-	profiling bool
+	// aggregated holds the aggregated discovery documents.
+	aggregated aggregatedCache
+	registry   *prometheus.Registry
+	metrics    *requestMetrics
+	profiling  bool
 }
 
 // New returns a Server.
@@ -92,9 +94,14 @@ func (s *Server) routes() {
 	s.router.Get("/readyz", s.handleHealth("readyz", ping, healthCheck{"storage", s.ready}))
 	s.router.Get("/version", s.handleVersion)
 	s.router.Get("/debug/definitions", s.handleDefinitions)
+	// Discovery answers with and without a trailing slash, as
+	// kube-apiserver does.
 	s.router.Get("/api", s.handleCoreVersions)
+	s.router.Get("/api/", s.handleCoreVersions)
 	s.router.Get("/apis", s.handleGroupList)
+	s.router.Get("/apis/", s.handleGroupList)
 	s.router.Get("/apis/{group}", s.handleGroup)
+	s.router.Get("/apis/{group}/", s.handleGroup)
 	s.router.Get("/openapi/v2", s.handleOpenAPIV2)
 	s.router.Get("/openapi/v3", s.handleOpenAPIRoot)
 	s.router.Get("/openapi/v3/*", s.handleOpenAPIGroupVersion)

@@ -62,11 +62,11 @@ const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored
 FROM objects WHERE resource_version <= $1{rest}`
 
 // The body columns of a list: whole bodies, or, for a metadata-only list,
-// bodies holding only their metadata, built in the database so that the
-// rest of each body never leaves it.
+// the metadata alone, cut out in the database so that the rest of each
+// body never leaves it.
 const (
 	bodyColumns     = "body, remainder"
-	metadataColumns = "jsonb_build_object('metadata', body -> 'metadata') AS body, NULL::jsonb AS remainder"
+	metadataColumns = "coalesce(body -> 'metadata', '{}') AS body, NULL::jsonb AS remainder"
 )
 
 // listPlan holds the two statements of a List. Their first argument, the

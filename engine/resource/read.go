@@ -52,7 +52,7 @@ func (s *Service) ListMetadata(ctx context.Context, t Target, opts engine.ListOp
 	}
 	opts = f.storeOptions(opts)
 	opts.Resource, opts.Namespace, opts.MetadataOnly = t.GroupResource(), t.Namespace, true
-	return s.Store.List(ctx, opts, func(o engine.Object) error { return each(MetadataOf(o.Body)) })
+	return s.Store.List(ctx, opts, func(o engine.Object) error { return each(o.Body) })
 }
 
 // MetadataOf is obj's metadata as JSON, sliced out of obj without a
