@@ -27,3 +27,22 @@ func TestKubectlAggregatedDiscovery(t *testing.T) {
 		t.Fatalf("discovery requests: %v\n%s", paths, out)
 	}
 }
+
+// kubectl scale goes through the scale subresource of a kind that declares
+// one; --current-replicas makes it read the Scale first and update it.
+func TestKubectlScale(t *testing.T) {
+	url, _ := startPostgres(t)
+	m := startMain(t, Config{DatabaseURL: url})
+	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}
+	k.run("apply", "-f", "testdata/kubectl/labs-widget.yaml")
+	if out := k.run("scale", "widgets.labs.example.com/scaled", "--replicas=4"); !strings.Contains(out, "scaled") {
+		t.Fatalf("scale: %s", out)
+	}
+	k.run("scale", "widgets.labs.example.com/scaled", "--current-replicas=4", "--replicas=6")
+	if out := k.run("get", "widgets.labs.example.com/scaled", "-o", "jsonpath={.spec.replicas}"); out != "6" {
+		t.Fatalf("replicas after kubectl scale: %q", out)
+	}
+	if out, err := k.exec("scale", "widgets.labs.example.com/scaled", "--current-replicas=1", "--replicas=2"); err == nil {
+		t.Fatalf("scale with a wrong --current-replicas succeeded: %s", out)
+	}
+}

@@ -41,8 +41,13 @@ func (s *Server) discoveryResources(snap *registry.Snapshot, group, version stri
 		for _, sub := range strategy.Subresources() {
 			d.subresources = append(d.subresources, discoveredSubresource{name: sub, kind: engine.GroupVersionKind{Kind: res.Kind}, verbs: []string{"update"}})
 		}
-		if v, _ := res.Version(version); v.Subresources.Status {
+		v, _ := res.Version(version)
+		if v.Subresources.Status {
 			d.subresources = append(d.subresources, discoveredSubresource{name: "status", kind: engine.GroupVersionKind{Kind: res.Kind}, verbs: statusVerbs})
+		}
+		if v.Subresources.Scale != nil {
+			d.subresources = append(d.subresources, discoveredSubresource{name: "scale",
+				kind: engine.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, verbs: statusVerbs})
 		}
 		out = append(out, d)
 	}

@@ -112,7 +112,8 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
 }
 
 // dispatchSubresource serves /{name}/status of versions that declare it
-// (get reads the whole object, update and patch write only its status) and
+// (get reads the whole object, update and patch write only its status),
+// /{name}/scale of versions that declare it (see serveScale), and
 // the subresources of the resource's strategy (update only: a namespace's
 // /finalize).
 func (s *Server) dispatchSubresource(w http.ResponseWriter, r *http.Request, req request) {
@@ -122,6 +123,10 @@ func (s *Server) dispatchSubresource(w http.ResponseWriter, r *http.Request, req
 			return
 		}
 		s.handleUpdate(w, r, req)
+		return
+	}
+	if req.subresource == resource.ScaleSubresource && req.target.Version.Subresources.Scale != nil {
+		s.serveScale(w, r, req)
 		return
 	}
 	if req.subresource != "status" || !req.target.Version.Subresources.Status {
