@@ -16,10 +16,12 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/controlplane"
+	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/migrations"
@@ -32,6 +34,11 @@ const shutdownTimeout = 10 * time.Second
 // namespaces marked for deletion through other processes (or before a
 // restart); those marked through this one it sees at once.
 const namespaceRecheck = 10 * time.Second
+
+// gcRecheck is how often the garbage collector looks for work done
+// through other processes (or before a restart) and for dependents whose
+// owners never existed; deletes through this one it sees at once.
+const gcRecheck = 10 * time.Second
 
 // Main is a running dynapi server: Run starts it, Close stops it.
 type Main struct {
@@ -48,6 +55,7 @@ type Main struct {
 	stopIndexer context.CancelFunc
 	stopCRDs    func() // stops the CustomResourceDefinition controller and waits for it
 	stopNSs     func() // stops the namespace finalizer and waits for it
+	stopGC      func() // stops the garbage collector and waits for it
 	http        *http.Server
 	listener    net.Listener
 	served      chan error
@@ -63,6 +71,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	service := resource.New(m.store)
 	namespaces := controlplane.Register(service)
+	collector := gc.New(service, m.store, reloaderSnapshots{m})
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}
@@ -75,10 +84,19 @@ func (m *Main) Run(ctx context.Context) error {
 	m.stopNSs = runUntilStopped(ctx, func(ctx context.Context) {
 		namespaces.Run(ctx, namespaceRecheck, m.Logger)
 	})
+	m.stopGC = runUntilStopped(ctx, func(ctx context.Context) {
+		collector.Run(ctx, gcRecheck, m.Logger)
+	})
 	return m.serve(httpapi.New(service, m.reloader, httpapi.Options{
 		Ready: m.store.Ping, Logger: m.Logger, Metrics: m.metrics, Profiling: m.Config.Profiling,
 	}))
 }
+
+// reloaderSnapshots gives the garbage collector the snapshots of m's
+// reloader, which starts after the collector is wired.
+type reloaderSnapshots struct{ m *Main }
+
+func (r reloaderSnapshots) Load() *registry.Snapshot { return r.m.reloader.Load() }
 
 // Addr is the address the server listens on (useful with port 0).
 func (m *Main) Addr() string { return m.listener.Addr().String() }
@@ -162,6 +180,9 @@ func (m *Main) Close() error {
 	}
 	if m.stopCRDs != nil {
 		m.stopCRDs()
+	}
+	if m.stopGC != nil {
+		m.stopGC()
 	}
 	if m.stopNSs != nil {
 		m.stopNSs()

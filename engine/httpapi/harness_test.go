@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine/controlplane"
+	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/namespace"
@@ -24,6 +25,10 @@ import (
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 )
+
+// gcRecheck is how often the tests' garbage collector looks besides
+// after deletes: short, for dependents whose owners never existed.
+const gcRecheck = 200 * time.Millisecond
 
 // testServer is dynapi's HTTP API over a fresh database and the shipped schemas.
 type testServer struct {
@@ -73,11 +78,17 @@ func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*regi
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	finalizing, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
+	collector := gc.New(service, db, snapshots)
+	collected := make(chan struct{})
 	go func() {
 		defer close(done)
 		namespaces.Run(finalizing, time.Minute, logger)
 	}()
-	t.Cleanup(func() { stop(); <-done })
+	go func() {
+		defer close(collected)
+		collector.Run(finalizing, gcRecheck, logger)
+	}()
+	t.Cleanup(func() { stop(); <-done; <-collected })
 	opts.Ready, opts.Logger = db.Ping, logger
 	srv := httptest.NewServer(httpapi.New(service, snapshots, opts))
 	t.Cleanup(srv.Close)

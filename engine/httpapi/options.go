@@ -104,14 +104,16 @@ func checkListOptions(opts engine.ListOptions, r *http.Request) error {
 	return nil
 }
 
-// deleteOptions reads dryRun and the preconditions of a DeleteOptions body,
-// which kubectl and client-go send with DELETE. Errors: BadRequest.
+// deleteOptions reads dryRun, propagationPolicy (or the deprecated
+// orphanDependents) and the preconditions of a DeleteOptions body, which
+// kubectl and client-go send with DELETE, or of the query. Errors:
+// BadRequest, Invalid.
 // deleteParams are a delete's options, and whether the client asked for
 // cascading deletion the old way (orphanDependents=false), which changes
 // the answer's code.
 type deleteParams struct {
 	resource.DeleteOptions
-	cascade bool
+	cascade, orphan bool // orphanDependents=false, orphanDependents=true
 }
 
 func deleteOptions(r *http.Request) (deleteParams, error) {
@@ -126,11 +128,12 @@ func deleteOptions(r *http.Request) (deleteParams, error) {
 		if err != nil {
 			return p, engine.Errorf(engine.CodeBadRequest, "invalid orphanDependents %q: %v", v, err)
 		}
-		p.cascade = !orphan
+		p.setOrphan(orphan)
 	}
+	p.PropagationPolicy = r.URL.Query().Get("propagationPolicy")
 	body, err := readLimited(r)
 	if err != nil || len(body) == 0 {
-		return p, err
+		return p, p.check()
 	}
 	if contentType(r) == kubeproto.MediaType {
 		// client-go's typed clients send their DeleteOptions as protobuf.
@@ -139,9 +142,10 @@ func deleteOptions(r *http.Request) (deleteParams, error) {
 		}
 	}
 	var wire struct {
-		DryRun           []string `json:"dryRun"`
-		OrphanDependents *bool    `json:"orphanDependents"`
-		Preconditions    struct {
+		DryRun            []string `json:"dryRun"`
+		OrphanDependents  *bool    `json:"orphanDependents"`
+		PropagationPolicy *string  `json:"propagationPolicy"`
+		Preconditions     struct {
 			UID             *string `json:"uid"`
 			ResourceVersion *string `json:"resourceVersion"`
 		} `json:"preconditions"`
@@ -154,7 +158,10 @@ func deleteOptions(r *http.Request) (deleteParams, error) {
 	}
 	p.DryRun = p.DryRun || dryRun
 	if o := wire.OrphanDependents; o != nil {
-		p.cascade = !*o
+		p.setOrphan(*o)
+	}
+	if v := wire.PropagationPolicy; v != nil {
+		p.PropagationPolicy = *v
 	}
 	if v := wire.Preconditions.UID; v != nil {
 		p.PreconditionUID = *v
@@ -162,5 +169,27 @@ func deleteOptions(r *http.Request) (deleteParams, error) {
 	if v := wire.Preconditions.ResourceVersion; v != nil {
 		p.PreconditionResourceVersion = *v
 	}
-	return p, nil
+	return p, p.check()
 }
+
+// setOrphan reads the deprecated orphanDependents: true is the Orphan
+// policy; false asks for the dependents to go (and a 202, see handleDelete).
+func (p *deleteParams) setOrphan(orphan bool) {
+	p.cascade, p.orphan = !orphan, orphan
+}
+
+// check refuses orphanDependents beside propagationPolicy, as
+// kube-apiserver does, and turns orphanDependents=true into the Orphan
+// policy. Errors: Invalid.
+func (p *deleteParams) check() error {
+	if p.orphanSet() && p.PropagationPolicy != "" {
+		return engine.NewInvalid("meta.k8s.io", "DeleteOptions", "", []engine.FieldError{{Type: engine.CauseInvalid,
+			Path: "propagationPolicy", Message: "Invalid value: \"" + p.PropagationPolicy + "\": orphanDependents and deletionPropagation cannot be both set"}})
+	}
+	if p.orphan {
+		p.PropagationPolicy = resource.PropagationOrphan
+	}
+	return nil
+}
+
+func (p *deleteParams) orphanSet() bool { return p.orphan || p.cascade }

@@ -23,6 +23,7 @@ var stages = []stage{
 	{"metadata", CreateOperation, createMeta},
 	{"metadata", UpdateOperation, updateMeta},
 	{"preconditions", DeleteOperation, preconditions},
+	{"propagation", DeleteOperation, propagation},
 	{"strategy", writes, prepare},
 	{"strategy", DeleteOperation, prepareDelete},
 	{"admit", writes, admitStage}, // prune, default, validate with ratcheting
