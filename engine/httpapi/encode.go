@@ -34,6 +34,7 @@ const (
 	formatYAML
 	formatTable
 	formatMeta
+	formatCSV // text/csv: the Table's columns and rows (table is set)
 )
 
 // endpoint is what a response holds, which decides the representations
@@ -49,7 +50,7 @@ const (
 // notAcceptable lists what negotiate can serve.
 const notAcceptable = "only the following media types are accepted: application/json, application/yaml, " +
 	"application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, " +
-	"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"
+	"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io, text/csv"
 
 // negotiate picks the representation of a response from Accept, as the
 // alternate representations proposal and kube-apiserver do: media ranges
@@ -84,6 +85,8 @@ func negotiateOne(mediaType string, params map[string]string, e endpoint) (forma
 		return format{kind: formatJSON}, true
 	case "application/yaml":
 		return format{kind: formatYAML}, true
+	case "text/csv":
+		return format{kind: formatCSV, table: table.APIVersionV1}, true
 	}
 	return format{}, false
 }
@@ -112,6 +115,8 @@ func (f format) contentType() string {
 		return "application/yaml"
 	case formatTable:
 		return "application/json;as=Table;v=" + strings.TrimPrefix(f.table, "meta.k8s.io/") + ";g=meta.k8s.io"
+	case formatCSV:
+		return csvContentType
 	case formatMeta:
 		as := "PartialObjectMetadata"
 		if f.list {
@@ -140,7 +145,11 @@ func appendPartial(buf []byte, apiVersion string, meta []byte) []byte {
 // tableBuilder prepares a Table of the target version's printer columns.
 // Errors: BadRequest for a bad includeObject.
 func tableBuilder(r *http.Request, req request, f format) (*table.Builder, error) {
-	return table.New(req.target.Version.PrinterColumns, f.table, r.URL.Query().Get("includeObject"), time.Now())
+	include := r.URL.Query().Get("includeObject")
+	if f.kind == formatCSV {
+		include = "None" // cells only
+	}
+	return table.New(req.target.Version.PrinterColumns, f.table, include, time.Now())
 }
 
 // negotiateWrite is negotiate for a write, done before the write so that
@@ -149,7 +158,7 @@ func tableBuilder(r *http.Request, req request, f format) (*table.Builder, error
 // object.
 func negotiateWrite(r *http.Request) (format, error) {
 	f, err := negotiate(r, forObject)
-	if f.kind == formatTable {
+	if f.kind == formatTable || f.kind == formatCSV {
 		f = format{kind: formatJSON}
 	}
 	return f, err

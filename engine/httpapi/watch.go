@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
@@ -29,7 +30,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	opts, timeout, err := watchOptions(r)
 	f, ferr := negotiate(r, forWatch)
 	var tb *table.Builder
-	if err == nil && ferr == nil && f.kind == formatTable {
+	if err == nil && ferr == nil && (f.kind == formatTable || f.kind == formatCSV) {
 		tb, err = tableBuilder(r, req, f)
 	}
 	if err == nil {
@@ -66,7 +67,14 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	if flusher != nil {
 		flusher.Flush()
 	}
-	s.stream(w, flusher, events, changed, req.target, encoding{table: tb, meta: f.meta})
+	enc := encoding{table: tb, meta: f.meta}
+	if f.kind == formatCSV {
+		enc = encoding{csv: &csvEvents{cw: csv.NewWriter(w), table: tb}}
+		if enc.csv.start() != nil {
+			return // the client went away
+		}
+	}
+	s.stream(w, flusher, events, changed, req.target, enc)
 }
 
 // stream writes events until they end, the client goes away, or the
@@ -81,8 +89,7 @@ func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-ch
 			if !ok {
 				return
 			}
-			ev.Object = enc.object(ev)
-			if _, err := w.Write(s.encodeEvent(ev)); err != nil {
+			if err := s.writeEvent(w, ev, enc); err != nil {
 				return // the client went away; the caller's cancel ends the watch
 			}
 			if flusher != nil {
@@ -104,6 +111,28 @@ func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-ch
 type encoding struct {
 	table *table.Builder
 	meta  string
+	csv   *csvEvents // set for text/csv: rows instead of JSON events
+}
+
+// writeEvent writes one event as enc says.
+func (s *Server) writeEvent(w http.ResponseWriter, ev resource.WatchEvent, enc encoding) error {
+	if enc.csv != nil {
+		return enc.csv.write(ev, s.errorMessage)
+	}
+	ev.Object = enc.object(ev)
+	_, err := w.Write(s.encodeEvent(ev))
+	return err
+}
+
+// errorMessage is what a user sees of err: its message, or "internal
+// error" for an error that is not an engine.Error (which is logged).
+func (s *Server) errorMessage(err error) string {
+	var e *engine.Error
+	if !errors.As(err, &e) {
+		s.logger.Error("watch failed", "err", err)
+		return errInternal.Message
+	}
+	return e.Message
 }
 
 func (e encoding) object(ev resource.WatchEvent) []byte {
