@@ -103,9 +103,32 @@ func buildList(opts engine.ListOptions, st listState) (listPlan, error) {
 	}, nil
 }
 
+// countSQL counts the objects of the state at $1 that a List selects after
+// its continue token: both parts, without order or limit.
+const countSQL = `SELECT (SELECT count(*) FROM objects WHERE resource_version <= $1::bigint{unchanged})
+	+ (SELECT count(name) FROM ({changed}) c)`
+
+// buildCount renders countSQL for opts after the key after (nil: from the
+// first). Its arguments follow $1, the state's resourceVersion: the two
+// parts' terms are the same, so their arguments are too.
+func buildCount(opts engine.ListOptions, after *continueToken) (string, []any, error) {
+	rest, args, err := buildTerms(opts, after, false)
+	if err != nil {
+		return "", nil, err
+	}
+	changed := strings.NewReplacer("{resolved}", "0", "{R}", "$1::bigint", "{rest}", rest, "{body}", "NULL AS body, NULL AS remainder").Replace(changedSQL)
+	changed = strings.Replace(changed, "SELECT m.horizon, m.seq, m.resolved, l.* FROM", "SELECT l.name FROM", 1)
+	return strings.NewReplacer("{unchanged}", rest, "{changed}", changed).Replace(countSQL), args, nil
+}
+
 // buildPart renders the conditions (after the part's own), order and limit
 // of one part, and their arguments, which follow $1.
 func buildPart(opts engine.ListOptions, after *continueToken) (string, []any, error) {
+	return buildTerms(opts, after, true)
+}
+
+// buildTerms is buildPart, without the order and limit unless ordered.
+func buildTerms(opts engine.ListOptions, after *continueToken, ordered bool) (string, []any, error) {
 	q := &listQuery{args: []any{nil}}
 	all := opts.Resource == engine.GroupResource{}
 	if !all {
@@ -127,6 +150,9 @@ func buildPart(opts engine.ListOptions, after *continueToken) (string, []any, er
 	rest := ""
 	if len(q.where) > 0 {
 		rest = " AND " + strings.Join(q.where, " AND ")
+	}
+	if !ordered {
+		return rest, q.args, nil
 	}
 	rest += order
 	if opts.Limit > 0 {
