@@ -25,21 +25,22 @@ type V2 struct {
 // models it validates a file against on the client when the server cannot,
 // as for a List file, whose items it checks one by one.
 //
-// Each kind's model is an object of any shape that names its kind
-// (x-kubernetes-group-version-kind), not the kind's schema. Why: Swagger
-// 2.0 cannot say all a structural schema says (nullable, anyOf, oneOf,
-// not, int-or-string), and kubectl refuses on the client what a reduced
-// schema gets wrong; dynapi validates every object against the real
-// schema itself, and says so in the v3 documents, which kubectl reads
-// first.
+// Each kind's model is its version's structural schema as kube-apiserver
+// converts it to Swagger 2.0 (see kindModelV2), so that kubectl, which
+// cannot read in Swagger 2.0 all a structural schema says, reads nothing
+// that makes it refuse a valid object.
 func buildV2(snap *registry.Snapshot, deletes DeletesCollections) (V2, error) {
-	paths, definitions := map[string]any{}, map[string]any{}
+	paths, definitions := map[string]any{}, metaModelsV2()
 	for _, g := range snap.Groups() {
 		for _, version := range g.Versions {
 			for _, r := range snap.ServedResources(g.Name, version) {
 				v, _ := r.Version(version)
-				definitions[schemaName(r.Group, version, r.Kind)] = anyObject(r.Kind, gvk(r.Group, version, r.Kind))
-				definitions[schemaName(r.Group, version, r.ListKind)] = anyObject(r.ListKind+" is a list of "+r.Kind, gvk(r.Group, version, r.ListKind))
+				model, err := kindModelV2(r, v)
+				if err != nil {
+					return V2{}, err
+				}
+				definitions[schemaName(r.Group, version, r.Kind)] = model
+				definitions[schemaName(r.Group, version, r.ListKind)] = listModelV2(r, version)
 				for path, item := range pathItems(r, v, deletes(r.GroupResource())) {
 					paths[path] = item.v2()
 				}
