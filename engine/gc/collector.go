@@ -22,6 +22,11 @@ type Store interface {
 	// Ownerless returns the objects with ownerReferences none of which
 	// names an object that exists in the dependent's namespace or in none.
 	Ownerless(ctx context.Context, after engine.ObjectKey, limit int) ([]engine.Object, error)
+	// PartlyOwned returns the objects with an owner that exists and a
+	// reference to one that does not.
+	PartlyOwned(ctx context.Context, after engine.ObjectKey, limit int) ([]engine.Object, error)
+	// PresentOwners returns the uids of the object's owners that exist.
+	PresentOwners(ctx context.Context, key engine.ObjectKey) ([]string, error)
 	// Finalizing returns the objects marked for deletion with the
 	// foregroundDeletion or orphan finalizer.
 	Finalizing(ctx context.Context, after engine.ObjectKey, limit int) ([]engine.Object, error)
@@ -91,7 +96,8 @@ func (c *Collector) poke() {
 
 // Pass makes one pass, unless another process is making one, and returns
 // how many writes it made: owners deleted in foreground or orphaning,
-// then dependents whose owners are gone.
+// then dependents whose owners are gone, then the references to gone
+// owners of dependents that have others.
 func (c *Collector) Pass(ctx context.Context) (int, error) {
 	release, ok, err := c.store.TryLock(ctx, lockName)
 	if err != nil || !ok {
@@ -103,7 +109,7 @@ func (c *Collector) Pass(ctx context.Context) (int, error) {
 	for _, r := range p.snap.Resources() {
 		p.resources[r.GroupResource()] = r
 	}
-	err = errors.Join(p.finalizeOwners(ctx), p.collectOwnerless(ctx))
+	err = errors.Join(p.finalizeOwners(ctx), p.collectOwnerless(ctx), p.trimReferences(ctx))
 	return p.did, err
 }
 

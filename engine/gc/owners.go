@@ -49,22 +49,48 @@ func (p *pass) orphanDependents(ctx context.Context, uid string) (bool, error) {
 	err := pages(func(after engine.ObjectKey) ([]engine.Object, error) {
 		return p.store.OwnedBy(ctx, uid, after, pageSize)
 	}, func(d engine.Object) error {
-		refs := gjson.GetBytes(d.Body, "metadata.ownerReferences")
-		var kept []json.RawMessage
-		for _, r := range refs.Array() {
-			if r.Get("uid").String() != uid {
-				kept = append(kept, json.RawMessage(r.Raw))
-			}
-		}
-		ops := []map[string]any{{"op": "test", "path": "/metadata/ownerReferences", "value": json.RawMessage(refs.Raw)}}
-		if len(kept) == 0 {
-			ops = append(ops, map[string]any{"op": "remove", "path": "/metadata/ownerReferences"})
-		} else {
-			ops = append(ops, map[string]any{"op": "replace", "path": "/metadata/ownerReferences", "value": kept})
-		}
-		return p.patch(ctx, d, ops)
+		return p.keepRefs(ctx, d, func(ref string) bool { return ref != uid })
 	})
 	return err == nil, err
+}
+
+// keepRefs removes from d the ownerReferences whose uid keep refuses.
+func (p *pass) keepRefs(ctx context.Context, d engine.Object, keep func(uid string) bool) error {
+	refs := gjson.GetBytes(d.Body, "metadata.ownerReferences")
+	var kept []json.RawMessage
+	for _, r := range refs.Array() {
+		if keep(r.Get("uid").String()) {
+			kept = append(kept, json.RawMessage(r.Raw))
+		}
+	}
+	if len(kept) == len(refs.Array()) {
+		return nil
+	}
+	ops := []map[string]any{{"op": "test", "path": "/metadata/ownerReferences", "value": json.RawMessage(refs.Raw)}}
+	if len(kept) == 0 {
+		ops = append(ops, map[string]any{"op": "remove", "path": "/metadata/ownerReferences"})
+	} else {
+		ops = append(ops, map[string]any{"op": "replace", "path": "/metadata/ownerReferences", "value": kept})
+	}
+	return p.patch(ctx, d, ops)
+}
+
+// trimReferences removes, from the dependents that still have an owner,
+// their references to owners that are gone, as kube-controller-manager's
+// collector does.
+func (p *pass) trimReferences(ctx context.Context) error {
+	return pages(func(after engine.ObjectKey) ([]engine.Object, error) {
+		return p.store.PartlyOwned(ctx, after, pageSize)
+	}, func(d engine.Object) error {
+		if gjson.GetBytes(d.Body, "metadata.deletionTimestamp").Exists() || p.unresolvable(d) {
+			return nil
+		}
+		present, err := p.store.PresentOwners(ctx, d.Key)
+		if err != nil || len(present) == 0 {
+			return err
+		}
+		return p.keepRefs(ctx, d, func(uid string) bool { return slices.Contains(present, uid) })
+	})
 }
 
 // deleteDependents deletes the dependents of the owner uid that are not
@@ -77,6 +103,14 @@ func (p *pass) deleteDependents(ctx context.Context, uid string) (bool, error) {
 		return p.store.OwnedBy(ctx, uid, after, pageSize)
 	}, func(d engine.Object) error {
 		gone := false
+		others, err := p.otherOwners(ctx, d, uid)
+		if err != nil {
+			return err
+		}
+		if others {
+			// Another owner keeps it: only the reference goes.
+			return p.keepRefs(ctx, d, func(ref string) bool { return ref != uid })
+		}
 		if !gjson.GetBytes(d.Body, "metadata.deletionTimestamp").Exists() {
 			policy, err := p.policyFor(ctx, d)
 			if err != nil {
@@ -92,6 +126,15 @@ func (p *pass) deleteDependents(ctx context.Context, uid string) (bool, error) {
 		return nil
 	})
 	return err == nil && !blocked, err
+}
+
+// otherOwners says whether d has an owner besides uid that exists.
+func (p *pass) otherOwners(ctx context.Context, d engine.Object, uid string) (bool, error) {
+	if len(gjson.GetBytes(d.Body, "metadata.ownerReferences").Array()) < 2 {
+		return false, nil
+	}
+	present, err := p.store.PresentOwners(ctx, d.Key)
+	return slices.ContainsFunc(present, func(o string) bool { return o != uid }), err
 }
 
 // blocks says whether dependent d's reference to the owner uid has

@@ -40,14 +40,22 @@ func TestGarbageCollectionBackground(t *testing.T) {
 	s.mustDo(http.StatusOK, http.MethodDelete, widgets+"/a", "", "")
 	s.gone(widgets + "/b")
 	s.gone(widgets + "/c") // a chain of three goes a level at a time
-	// An owner is left: the dependent stays.
-	s.mustDo(http.StatusOK, http.MethodGet, widgets+"/two-owners", "", "")
+	// An owner is left: the dependent stays, without its reference to the
+	// owner that went.
+	r := s.eventually(http.MethodGet, widgets+"/two-owners", func(r response) bool {
+		return r.code == http.StatusOK && r.get("metadata.ownerReferences.#").Int() == 1
+	})
+	if r.get("metadata.ownerReferences.0.name").String() != "keep" {
+		t.Fatalf("two-owners: %s", r)
+	}
 }
 
 func TestGarbageCollectionForeground(t *testing.T) {
 	s := newTestServer(t)
 	a := s.create(widgets, widget("a", `{"size":1}`))
 	b := s.create(widgets, owned("b", ref(a, true)))
+	keep := s.create(widgets, widget("keep", `{"size":1}`))
+	s.create(widgets, owned("shared", ref(a, true), ref(keep, false)))
 	// c has a finalizer of its own: b, and so a, wait for it.
 	c := s.create(widgets, `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"c","finalizers":["example.com/hold"],
 		"ownerReferences":[`+ref(b, true)+`]},"spec":{"size":1}}`)
@@ -68,6 +76,9 @@ func TestGarbageCollectionForeground(t *testing.T) {
 	s.gone(widgets + "/b")
 	s.gone(widgets + "/a")
 	_ = c
+	// A dependent with another owner stays, without the reference.
+	shared := s.mustDo(http.StatusOK, http.MethodGet, widgets+"/shared", "", "")
+	jsonEqual(t, []byte(shared.get("metadata.ownerReferences").Raw), `[`+ref(keep, false)+`]`)
 }
 
 func TestGarbageCollectionOrphan(t *testing.T) {

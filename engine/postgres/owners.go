@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/jackc/pgx/v5"
 )
 
 // The questions garbage collection asks (engine/gc), each through a
@@ -28,13 +29,30 @@ ORDER BY o.resource, o.namespace, o.name LIMIT $5`
 const ownerlessSQL = `SELECT ` + ownerColumns + ` FROM objects o
 WHERE (o.body -> 'metadata') ? 'ownerReferences'
 	AND (o.resource, o.namespace, o.name) > ($1::text, $2::text, $3::text)
-	AND NOT EXISTS (
-		SELECT FROM jsonb_array_elements(CASE WHEN jsonb_typeof(o.body -> 'metadata' -> 'ownerReferences') = 'array'
-			THEN o.body -> 'metadata' -> 'ownerReferences' ELSE '[]' END) r
-		JOIN objects p ON p.uid = CASE WHEN r ->> 'uid' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-			THEN (r ->> 'uid')::uuid END
-		WHERE p.namespace = '' OR p.namespace = o.namespace)
+	AND NOT EXISTS (SELECT FROM ` + refsSQL + ` JOIN objects p ON ` + resolvesSQL + `)
 ORDER BY o.resource, o.namespace, o.name LIMIT $4`
+
+// resolvesSQL is the condition that reference r of dependent o names an
+// object that exists where o can see it.
+const resolvesSQL = `p.uid = CASE WHEN r ->> 'uid' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+			THEN (r ->> 'uid')::uuid END AND (p.namespace = '' OR p.namespace = o.namespace)`
+
+// refsSQL are the ownerReferences of o, as rows r.
+const refsSQL = `jsonb_array_elements(CASE WHEN jsonb_typeof(o.body -> 'metadata' -> 'ownerReferences') = 'array'
+			THEN o.body -> 'metadata' -> 'ownerReferences' ELSE '[]' END) r`
+
+// partlyOwnedSQL: the objects with an owner that exists and a reference
+// to one that does not.
+const partlyOwnedSQL = `SELECT ` + ownerColumns + ` FROM objects o
+WHERE (o.body -> 'metadata') ? 'ownerReferences'
+	AND (o.resource, o.namespace, o.name) > ($1::text, $2::text, $3::text)
+	AND EXISTS (SELECT FROM ` + refsSQL + ` JOIN objects p ON ` + resolvesSQL + `)
+	AND EXISTS (SELECT FROM ` + refsSQL + ` WHERE NOT EXISTS (SELECT FROM objects p WHERE ` + resolvesSQL + `))
+ORDER BY o.resource, o.namespace, o.name LIMIT $4`
+
+// presentOwnersSQL: the uids of the owners of the object $1/$2/$3 that exist.
+const presentOwnersSQL = `SELECT DISTINCT p.uid::text FROM objects o CROSS JOIN LATERAL ` + refsSQL + ` JOIN objects p ON ` + resolvesSQL + `
+WHERE o.resource = $1 AND o.namespace = $2 AND o.name = $3`
 
 // finalizingSQL: the objects marked for deletion that wait for the
 // collector (foregroundDeletion or orphan finalizer).
@@ -53,6 +71,26 @@ func (s *Store) OwnedBy(ctx context.Context, uid string, after engine.ObjectKey,
 // absent: no object has their uid, or it is in another namespace.
 func (s *Store) Ownerless(ctx context.Context, after engine.ObjectKey, limit int) ([]engine.Object, error) {
 	return s.ownerQuery(ctx, "list ownerless dependents", ownerlessSQL, resourceAfter(after), after.Namespace, after.Name, limit)
+}
+
+// PartlyOwned returns the objects with an owner that exists and a
+// reference to one that does not.
+func (s *Store) PartlyOwned(ctx context.Context, after engine.ObjectKey, limit int) ([]engine.Object, error) {
+	return s.ownerQuery(ctx, "list partly owned dependents", partlyOwnedSQL, resourceAfter(after), after.Namespace, after.Name, limit)
+}
+
+// PresentOwners returns the uids of the owners of the object key that
+// exist where it can see them (none when it is gone).
+func (s *Store) PresentOwners(ctx context.Context, key engine.ObjectKey) ([]string, error) {
+	rows, err := s.pool.Query(ctx, presentOwnersSQL, resourceColumn(key.Resource), key.Namespace, key.Name)
+	if err != nil {
+		return nil, fmt.Errorf("list owners: %w", err)
+	}
+	uids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list owners: %w", err)
+	}
+	return uids, nil
 }
 
 // Finalizing returns the objects marked for deletion that carry the
