@@ -16,11 +16,18 @@ import (
 
 const ownerColumns = `o.resource, o.namespace, o.name, o.resource_version, o.stored_version, o.body, o.remainder`
 
-// ownedBySQL: the objects naming $1 as an owner.
-const ownedBySQL = `SELECT ` + ownerColumns + ` FROM objects o
-WHERE (o.body -> 'metadata') ? 'ownerReferences' AND owner_uids(o.body) @> jsonb_build_array($1::text)
-	AND (o.resource, o.namespace, o.name) > ($2::text, $3::text, $4::text)
-ORDER BY o.resource, o.namespace, o.name LIMIT $5`
+// ownedBySQL: the objects naming $1 as an owner. The keys are found
+// through the owner uids index first (materialized), then paged. Why: with
+// ORDER BY and LIMIT beside it, PostgreSQL may walk every dependent in key
+// order through objects_dependents and filter, which reads all of them
+// for each owner.
+const ownedBySQL = `WITH d AS MATERIALIZED (
+	SELECT resource, namespace, name FROM objects
+	WHERE (body -> 'metadata') ? 'ownerReferences' AND owner_uids(body) @> jsonb_build_array($1::text)
+)
+SELECT ` + ownerColumns + ` FROM d JOIN objects o USING (resource, namespace, name)
+WHERE (d.resource, d.namespace, d.name) > ($2::text, $3::text, $4::text)
+ORDER BY d.resource, d.namespace, d.name LIMIT $5`
 
 // ownerlessSQL: the objects with ownerReferences none of which names an
 // object that exists where the dependent can see it (cluster-scoped, or
@@ -29,11 +36,12 @@ ORDER BY o.resource, o.namespace, o.name LIMIT $5`
 const ownerlessSQL = `SELECT ` + ownerColumns + ` FROM objects o
 WHERE (o.body -> 'metadata') ? 'ownerReferences'
 	AND (o.resource, o.namespace, o.name) > ($1::text, $2::text, $3::text)
-	AND NOT EXISTS (SELECT FROM ` + refsSQL + ` JOIN objects p ON ` + resolvesSQL + `)
+	AND NOT EXISTS (SELECT FROM ` + refsSQL + ` WHERE EXISTS (SELECT FROM objects p WHERE ` + resolvesSQL + `))
 ORDER BY o.resource, o.namespace, o.name LIMIT $4`
 
 // resolvesSQL is the condition that reference r of dependent o names an
-// object that exists where o can see it.
+// object that exists where o can see it: p found by uid, through its index
+// (one lookup per reference).
 const resolvesSQL = `p.uid = CASE WHEN r ->> 'uid' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
 			THEN (r ->> 'uid')::uuid END AND (p.namespace = '' OR p.namespace = o.namespace)`
 
@@ -46,7 +54,7 @@ const refsSQL = `jsonb_array_elements(CASE WHEN jsonb_typeof(o.body -> 'metadata
 const partlyOwnedSQL = `SELECT ` + ownerColumns + ` FROM objects o
 WHERE (o.body -> 'metadata') ? 'ownerReferences'
 	AND (o.resource, o.namespace, o.name) > ($1::text, $2::text, $3::text)
-	AND EXISTS (SELECT FROM ` + refsSQL + ` JOIN objects p ON ` + resolvesSQL + `)
+	AND EXISTS (SELECT FROM ` + refsSQL + ` WHERE EXISTS (SELECT FROM objects p WHERE ` + resolvesSQL + `))
 	AND EXISTS (SELECT FROM ` + refsSQL + ` WHERE NOT EXISTS (SELECT FROM objects p WHERE ` + resolvesSQL + `))
 ORDER BY o.resource, o.namespace, o.name LIMIT $4`
 
