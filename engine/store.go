@@ -102,6 +102,11 @@ type ListOptions struct {
 	// new as N; N with Exact the state at exactly N.
 	ResourceVersion      string
 	ResourceVersionMatch string
+	// MetadataOnly asks for each object's metadata alone (Body is the
+	// JSON of its metadata field) and no Remainder: what a metadata-only
+	// list (PartialObjectMetadataList) needs, without the rest leaving the
+	// store.
+	MetadataOnly bool
 }
 
 // ResourceVersionMatch values.

@@ -56,6 +56,11 @@ func (c client) do(ctx context.Context, method, path, contentType string, body [
 	return out, nil
 }
 
+// getAs sends a GET asking for the representation accept; it must answer 200.
+func (c client) getAs(ctx context.Context, path, accept string) ([]byte, error) {
+	return c.do(ctx, http.MethodGet, path, accept, nil, http.StatusOK)
+}
+
 // get sends a GET that must answer 200.
 func (c client) get(ctx context.Context, path string) ([]byte, error) {
 	return c.do(ctx, http.MethodGet, path, "", nil, http.StatusOK)

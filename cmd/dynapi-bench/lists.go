@@ -17,7 +17,11 @@ const (
 	pageLimit     = 500 // objects per page
 )
 
-// list reads all objects in one response, then page by page; the baseline
+// acceptMetadataList asks for a PartialObjectMetadataList, as client-go's
+// metadata client does.
+const acceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+
+// list reads all objects in one response, then as metadata only, then page by page; the baseline
 // SELECTs every body in name order.
 func (b *bench) list(ctx context.Context) {
 	n, w := b.cfg.Objects, b.widgets
@@ -36,6 +40,16 @@ func (b *bench) list(ctx context.Context) {
 		return wantCount(got, err, n)
 	}))
 	b.add("list all", 1, m, raw)
+	meta := b.measure(ctx, 1, listRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
+		start := time.Now()
+		out, err := b.load().getAs(ctx, w.collection(), acceptMetadataList)
+		took := time.Since(start)
+		if err != nil {
+			return took, err
+		}
+		return took, wantItems(out, n)
+	})
+	b.add("list all metadata-only", 1, meta, nil)
 	paged := b.measure(ctx, 1, pagedRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
 		return b.walkPages(ctx)
 	})

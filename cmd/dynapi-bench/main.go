@@ -1,6 +1,6 @@
 // Command dynapi-bench measures dynapi under load and compares it with
 // PostgreSQL itself. It creates -n Widgets with -c concurrent clients, gets
-// each, lists them all (whole and in pages), lists with a label selector
+// each, lists them all (whole, metadata only, and in pages), lists with a label selector
 // matching 1%, updates each, times watch events from write to delivery on
 // the writing server and on another, and deletes them all, printing ops/s
 // and p50/p99 latency per phase, then the servers' resident memory. The

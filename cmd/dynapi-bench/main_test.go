@@ -37,7 +37,7 @@ func TestRun(t *testing.T) {
 		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
 	}
 	want := map[string]int{ // phase: operations; a baseline where noted below
-		"create": objects, "get": objects, "list all": listRepeats, "list paged (limit=500)": pagedRepeats,
+		"create": objects, "get": objects, "list all": listRepeats, "list all metadata-only": listRepeats, "list paged (limit=500)": pagedRepeats,
 		"list selector 1%": selectRepeats, "update (PUT)": objects, "patch (watch writes)": 50,
 		"watch A→A": 50, "watch A→B": 50, "delete": objects,
 	}

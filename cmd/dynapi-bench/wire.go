@@ -55,6 +55,8 @@ func newWire(base, token string) (*wire, error) {
 }
 
 // do sends one request and returns the status code and the body.
+// contentType is the body's Content-Type; for a GET, which has no body,
+// it is the Accept header instead (application/json when empty).
 func (w *wire) do(ctx context.Context, method, path, contentType string, body []byte) (int, []byte, error) {
 	c, err := w.get(ctx)
 	if err != nil {
@@ -122,7 +124,11 @@ func (w *wire) put(c *wireConn) {
 // roundTrip writes the request and reads the response; keep says whether
 // the connection may carry another request.
 func (c *wireConn) roundTrip(host, auth, method, path, contentType string, body []byte) (code int, out []byte, keep bool, err error) {
-	c.req = fmt.Appendf(c.req[:0], "%s %s HTTP/1.1\r\nHost: %s\r\nAccept: application/json\r\n%s", method, path, host, auth)
+	accept := "application/json"
+	if method == "GET" && contentType != "" {
+		accept, contentType = contentType, ""
+	}
+	c.req = fmt.Appendf(c.req[:0], "%s %s HTTP/1.1\r\nHost: %s\r\nAccept: %s\r\n%s", method, path, host, accept, auth)
 	if contentType != "" {
 		c.req = fmt.Appendf(c.req, "Content-Type: %s\r\n", contentType)
 	}

@@ -71,7 +71,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.secure(service, &opts); err != nil {
 		return err
 	}
-	cfg := controlplane.Config{Service: service, Snapshots: m.reloader, Logger: m.Logger, HTTP: opts}
+	cfg := controlplane.Config{Service: service, Snapshots: m.reloader, Logger: m.Logger, HTTP: opts, Collect: m.store}
 	if m.rbac != nil {
 		cfg.Escalation = m.rbac
 	}

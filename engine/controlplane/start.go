@@ -7,6 +7,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/crd"
+	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/namespace"
 	"github.com/dynapi/dynapi/engine/rbac"
@@ -29,9 +30,14 @@ type Config struct {
 	// strategies refuse Roles and bindings that grant more than their
 	// writer holds.
 	Escalation rbac.Escalation
+	// Collect is what the garbage collector of ownerReferences queries
+	// (the postgres Store); nil: no collector.
+	Collect gc.Store
 	// NamespaceRecheck is how often the namespace finalizer looks for
-	// namespaces marked through other processes; 0: every 10 seconds.
-	NamespaceRecheck time.Duration
+	// namespaces marked through other processes, and GCRecheck how often
+	// the garbage collector looks for work done through them; 0: every
+	// 10 seconds.
+	NamespaceRecheck, GCRecheck time.Duration
 }
 
 // ControlPlane is a wired, running API: the one wiring that cmd/dynapi
@@ -42,7 +48,7 @@ type ControlPlane struct {
 	stops []func()
 }
 
-// Start registers the strategies, serves the stored
+// Start registers the strategies, starts the garbage collector, serves the stored
 // CustomResourceDefinitions (those stored are served when it returns),
 // creates the "default" namespace, starts the namespace finalizer and
 // builds the HTTP API. Stop ends what it started. Errors: those of
@@ -52,6 +58,10 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 	namespaces := Register(cfg.Service)
 	if cfg.Escalation != nil {
 		rbac.Guard(cfg.Service, cfg.Escalation) // before anything writes through the service
+	}
+	var collector *gc.Collector
+	if cfg.Collect != nil {
+		collector = gc.New(cfg.Service, cfg.Collect, cfg.Snapshots) // sees every delete through the service
 	}
 	if defs, ok := cfg.Snapshots.(crd.Definitions); ok {
 		controller := crd.New(cfg.Service, defs, cfg.Logger)
@@ -67,16 +77,24 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 		c.Stop()
 		return nil, err
 	}
-	recheck := cfg.NamespaceRecheck
-	if recheck == 0 {
-		recheck = 10 * time.Second
+	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
+	c.stops = append(c.stops, runUntilStopped(ctx, func(ctx context.Context) { namespaces.Run(ctx, nsRecheck, cfg.Logger) }))
+	if collector != nil {
+		c.stops = append(c.stops, runUntilStopped(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) }))
 	}
-	c.stops = append(c.stops, runUntilStopped(ctx, func(ctx context.Context) { namespaces.Run(ctx, recheck, cfg.Logger) }))
 	if cfg.HTTP.Logger == nil {
 		cfg.HTTP.Logger = cfg.Logger
 	}
 	c.API = httpapi.New(cfg.Service, cfg.Snapshots, cfg.HTTP)
 	return c, nil
+}
+
+// orDefault is d, or 10 seconds when d is 0.
+func orDefault(d time.Duration) time.Duration {
+	if d == 0 {
+		return 10 * time.Second
+	}
+	return d
 }
 
 // Stop stops the background work Start started and waits for it.

@@ -113,3 +113,34 @@ func (r *Rules) Project(obj []byte, from, via string, prune func([]byte) ([]byte
 	}
 	return r.Convert(view, via, from)
 }
+
+// ConvertsMetadata reports whether any rule reads or writes a path under
+// metadata (toAnnotation, toLabel, or a rule on a metadata field), so
+// that an object's metadata may differ between versions. False for a nil
+// Rules.
+func (r *Rules) ConvertsMetadata() bool {
+	if r == nil {
+		return false
+	}
+	for _, v := range r.versions {
+		for _, steps := range [][]step{v.toHub, v.fromHub} {
+			if stepsTouch(steps, "metadata") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stepsTouch reports whether any of steps uses a path under the top-level
+// field key.
+func stepsTouch(steps []step, key string) bool {
+	for _, s := range steps {
+		for _, u := range s.rule.uses() {
+			if len(u.p.keys) > 0 && u.p.keys[0] == key {
+				return true
+			}
+		}
+	}
+	return false
+}

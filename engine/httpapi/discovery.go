@@ -44,13 +44,16 @@ type (
 		Resources    []apiResource `json:"resources"`
 	}
 	apiResource struct {
-		Name         string   `json:"name"`
-		SingularName string   `json:"singularName"`
-		Namespaced   bool     `json:"namespaced"`
-		Kind         string   `json:"kind"`
-		Verbs        []string `json:"verbs"`
-		ShortNames   []string `json:"shortNames,omitempty"`
-		Categories   []string `json:"categories,omitempty"`
+		Name               string   `json:"name"`
+		SingularName       string   `json:"singularName"`
+		Namespaced         bool     `json:"namespaced"`
+		Group              string   `json:"group,omitempty"`
+		Version            string   `json:"version,omitempty"`
+		Kind               string   `json:"kind"`
+		Verbs              []string `json:"verbs"`
+		ShortNames         []string `json:"shortNames,omitempty"`
+		Categories         []string `json:"categories,omitempty"`
+		StorageVersionHash string   `json:"storageVersionHash,omitempty"`
 	}
 )
 
@@ -65,7 +68,12 @@ var (
 var statusVerbs = []string{"get", "patch", "update"}
 
 // handleCoreVersions serves /api: the versions of the core group.
+// With an Accept that asks for it, the aggregated APIGroupDiscoveryList
+// of the core group.
 func (s *Server) handleCoreVersions(w http.ResponseWriter, r *http.Request) {
+	if s.negotiatedAggregated(w, r, "api") {
+		return
+	}
 	doc := apiVersions{Kind: "APIVersions", Versions: []string{},
 		Servers: []serverByCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}}}
 	for _, g := range s.snapshots.Load().Groups() {
@@ -77,7 +85,12 @@ func (s *Server) handleCoreVersions(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleGroupList serves /apis: every named group.
+// With an Accept that asks for it, the aggregated APIGroupDiscoveryList
+// of the named groups.
 func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) {
+	if s.negotiatedAggregated(w, r, "apis") {
+		return
+	}
 	doc := apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: []apiGroup{}}
 	for _, g := range s.snapshots.Load().Groups() {
 		if g.Name != "" {
@@ -101,6 +114,22 @@ func (s *Server) handleGroup(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, errNotFoundPath)
 }
 
+// negotiatedAggregated answers /api or /apis (root) when Accept asks for
+// aggregated discovery or for nothing dynapi has, and says whether it did.
+func (s *Server) negotiatedAggregated(w http.ResponseWriter, r *http.Request, root string) bool {
+	version, err := negotiateDiscovery(r)
+	switch {
+	case err != nil:
+		s.writeError(w, r, err)
+	case version != "":
+		s.serveAggregated(w, r, root, version)
+	default:
+		w.Header().Set("Vary", "Accept")
+		return false
+	}
+	return true
+}
+
 func groupDoc(g registry.Group) apiGroup {
 	doc := apiGroup{Name: g.Name}
 	for _, v := range g.Versions {
@@ -117,28 +146,20 @@ func groupVersionDoc(group, version string) groupVersion {
 // writeResourceList serves /api/v1 and /apis/{group}/{version}. Errors: NotFound
 // when the snapshot serves nothing in that group version.
 func (s *Server) writeResourceList(w http.ResponseWriter, r *http.Request, snap *registry.Snapshot, group, version string) {
-	resources := snap.ServedResources(group, version)
+	resources := s.discoveryResources(snap, group, version)
 	if len(resources) == 0 {
 		s.writeError(w, r, errNotFoundPath)
 		return
 	}
 	doc := apiResourceList{Kind: "APIResourceList", APIVersion: "v1",
 		GroupVersion: engine.GroupVersionKind{Group: group, Version: version}.APIVersion(), Resources: []apiResource{}}
-	for _, res := range resources {
-		strategy := s.service.Strategy(res.GroupResource())
-		verbs := resourceVerbs
-		if !strategy.DeletesCollections() {
-			verbs = singleVerbs
-		}
+	for _, d := range resources {
+		res := d.res
 		doc.Resources = append(doc.Resources, apiResource{Name: res.Plural, SingularName: res.Singular, Namespaced: res.Namespaced,
-			Kind: res.Kind, Verbs: verbs, ShortNames: res.ShortNames, Categories: res.Categories})
-		for _, sub := range strategy.Subresources() {
-			doc.Resources = append(doc.Resources, apiResource{Name: res.Plural + "/" + sub, Namespaced: res.Namespaced,
-				Kind: res.Kind, Verbs: []string{"update"}})
-		}
-		if v, _ := res.Version(version); v.Subresources.Status {
-			doc.Resources = append(doc.Resources, apiResource{Name: res.Plural + "/status", Namespaced: res.Namespaced,
-				Kind: res.Kind, Verbs: statusVerbs})
+			Kind: res.Kind, Verbs: d.verbs, ShortNames: res.ShortNames, Categories: res.Categories, StorageVersionHash: d.hash})
+		for _, sub := range d.subresources {
+			doc.Resources = append(doc.Resources, apiResource{Name: res.Plural + "/" + sub.name, Namespaced: res.Namespaced,
+				Group: sub.kind.Group, Version: sub.kind.Version, Kind: sub.kind.Kind, Verbs: sub.verbs})
 		}
 	}
 	writeJSON(w, http.StatusOK, doc)

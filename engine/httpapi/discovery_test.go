@@ -38,7 +38,8 @@ func TestDiscovery(t *testing.T) {
 
 	list := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com/v1", "", "")
 	jsoneq.Assert(t, list.get(`resources.#(name=="widgets")`).Raw, `{"name":"widgets","singularName":"widget","namespaced":true,
-		"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wg"],"categories":["all"]}`)
+		"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wg"],"categories":["all"],
+		"storageVersionHash":"1eOuwF5L+ZU="}`) // base64(sha256("shop.example.com/v1/Widget")[:8]), as kube-apiserver computes it
 	jsoneq.Assert(t, list.get(`resources.#(name=="widgets/status")`).Raw, `{"name":"widgets/status","singularName":"","namespaced":true,
 		"kind":"Widget","verbs":["get","patch","update"]}`)
 	if wh := list.get(`resources.#(name=="warehouses")`); wh.Get("namespaced").Bool() {

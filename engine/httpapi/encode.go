@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/table"
 )
 
@@ -18,6 +20,11 @@ type format struct {
 	kind formatKind
 	// table is the apiVersion of a Table (meta.k8s.io/v1 or v1beta1).
 	table string
+	// meta is the apiVersion of a PartialObjectMetadata or
+	// PartialObjectMetadataList (meta.k8s.io/v1 or v1beta1).
+	meta string
+	// list says that formatMeta is a PartialObjectMetadataList.
+	list bool
 }
 
 type formatKind int
@@ -26,13 +33,32 @@ const (
 	formatJSON formatKind = iota
 	formatYAML
 	formatTable
+	formatMeta
+	formatCSV // text/csv: the Table's columns and rows (table is set)
 )
 
-// negotiate picks the representation of a response from Accept, as
-// kube-apiserver does: the first media range it can serve wins; media ranges
-// asking for a representation it lacks (protobuf, PartialObjectMetadata) are
-// passed over. Errors: NotAcceptable.
-func negotiate(r *http.Request) (format, error) {
+// endpoint is what a response holds, which decides the representations
+// (as=...) that fit it.
+type endpoint int
+
+const (
+	forObject endpoint = iota // one object: get, and the answer to a write
+	forList                   // a list
+	forWatch                  // watch events, each holding one object
+)
+
+// notAcceptable lists what negotiate can serve.
+const notAcceptable = "only the following media types are accepted: application/json, application/yaml, " +
+	"application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, " +
+	"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io, text/csv"
+
+// negotiate picks the representation of a response from Accept, as the
+// alternate representations proposal and kube-apiserver do: media ranges
+// are tried in order and the first that can be served for the endpoint e
+// wins; media ranges asking for a representation dynapi lacks (protobuf)
+// or one that does not fit e (a PartialObjectMetadataList for one object)
+// are passed over. Errors: NotAcceptable when none fits.
+func negotiate(r *http.Request, e endpoint) (format, error) {
 	accept := r.Header.Get("Accept")
 	if accept == "" {
 		return format{kind: formatJSON}, nil
@@ -42,21 +68,44 @@ func negotiate(r *http.Request) (format, error) {
 		if err != nil {
 			continue
 		}
-		if as := params["as"]; as != "" {
-			if as == "Table" && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") && mediaType == "application/json" {
-				return format{kind: formatTable, table: "meta.k8s.io/" + params["v"]}, nil
-			}
-			continue
-		}
-		switch mediaType {
-		case "application/json", "application/*", "*/*":
-			return format{kind: formatJSON}, nil
-		case "application/yaml":
-			return format{kind: formatYAML}, nil
+		if f, ok := negotiateOne(mediaType, params, e); ok {
+			return f, nil
 		}
 	}
-	return format{}, engine.Errorf(engine.CodeNotAcceptable,
-		"only the following media types are accepted: application/json, application/yaml, application/json;as=Table;v=v1;g=meta.k8s.io")
+	return format{}, engine.Errorf(engine.CodeNotAcceptable, notAcceptable)
+}
+
+// negotiateOne says whether one media range can be served for e, and how.
+func negotiateOne(mediaType string, params map[string]string, e endpoint) (format, bool) {
+	if as := params["as"]; as != "" {
+		return negotiateAs(mediaType, as, params, e)
+	}
+	switch mediaType {
+	case "application/json", "application/*", "*/*":
+		return format{kind: formatJSON}, true
+	case "application/yaml":
+		return format{kind: formatYAML}, true
+	case "text/csv":
+		return format{kind: formatCSV, table: table.APIVersionV1}, true
+	}
+	return format{}, false
+}
+
+// negotiateAs serves the alternate representations of meta.k8s.io.
+func negotiateAs(mediaType, as string, params map[string]string, e endpoint) (format, bool) {
+	v := params["v"]
+	if mediaType != "application/json" || params["g"] != "meta.k8s.io" || (v != "v1" && v != "v1beta1") {
+		return format{}, false
+	}
+	switch {
+	case as == "Table":
+		return format{kind: formatTable, table: "meta.k8s.io/" + v}, true
+	case as == "PartialObjectMetadata" && e != forList:
+		return format{kind: formatMeta, meta: "meta.k8s.io/" + v}, true
+	case as == "PartialObjectMetadataList" && e == forList:
+		return format{kind: formatMeta, meta: "meta.k8s.io/" + v, list: true}, true
+	}
+	return format{}, false
 }
 
 // contentType is the Content-Type of a response in f.
@@ -66,14 +115,41 @@ func (f format) contentType() string {
 		return "application/yaml"
 	case formatTable:
 		return "application/json;as=Table;v=" + strings.TrimPrefix(f.table, "meta.k8s.io/") + ";g=meta.k8s.io"
+	case formatCSV:
+		return csvContentType
+	case formatMeta:
+		as := "PartialObjectMetadata"
+		if f.list {
+			as += "List"
+		}
+		return "application/json;as=" + as + ";v=" + strings.TrimPrefix(f.meta, "meta.k8s.io/") + ";g=meta.k8s.io"
 	}
 	return "application/json"
+}
+
+// partialObjectMetadata renders obj as a PartialObjectMetadata of version
+// apiVersion: its metadata only, cut out of obj without decoding it.
+func partialObjectMetadata(apiVersion string, obj []byte) []byte {
+	return appendPartial(make([]byte, 0, 96+len(obj)), apiVersion, resource.MetadataOf(obj))
+}
+
+// appendPartial appends a PartialObjectMetadata holding meta, the JSON of
+// an ObjectMeta.
+func appendPartial(buf []byte, apiVersion string, meta []byte) []byte {
+	buf = append(buf, `{"kind":"PartialObjectMetadata","apiVersion":`...)
+	buf = strconv.AppendQuote(buf, apiVersion)
+	buf = append(buf, `,"metadata":`...)
+	return append(append(buf, meta...), '}')
 }
 
 // tableBuilder prepares a Table of the target version's printer columns.
 // Errors: BadRequest for a bad includeObject.
 func tableBuilder(r *http.Request, req request, f format) (*table.Builder, error) {
-	return table.New(req.target.Version.PrinterColumns, f.table, r.URL.Query().Get("includeObject"), time.Now())
+	include := r.URL.Query().Get("includeObject")
+	if f.kind == formatCSV {
+		include = "None" // cells only
+	}
+	return table.New(req.target.Version.PrinterColumns, f.table, include, time.Now())
 }
 
 // negotiateWrite is negotiate for a write, done before the write so that
@@ -81,8 +157,8 @@ func tableBuilder(r *http.Request, req request, f format) (*table.Builder, error
 // as kube-apiserver does. A Table is for reads: a write answers with the
 // object.
 func negotiateWrite(r *http.Request) (format, error) {
-	f, err := negotiate(r)
-	if f.kind == formatTable {
+	f, err := negotiate(r, forObject)
+	if f.kind == formatTable || f.kind == formatCSV {
 		f = format{kind: formatJSON}
 	}
 	return f, err
@@ -91,6 +167,9 @@ func negotiateWrite(r *http.Request) (format, error) {
 // writeObject writes one object (JSON) in representation f.
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, f format, code int, obj []byte, warnings []string) {
 	writeWarnings(w, warnings)
+	if f.kind == formatMeta {
+		obj = partialObjectMetadata(f.meta, obj)
+	}
 	if f.kind == formatYAML {
 		var err error
 		if obj, err = yaml.JSONToYAML(obj); err != nil {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/csv"
 	"net/http"
 
 	"github.com/dynapi/dynapi/engine"
@@ -9,9 +10,9 @@ import (
 )
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiate(r)
+	f, err := negotiate(r, forObject)
 	var tb *table.Builder
-	if err == nil && f.kind == formatTable {
+	if err == nil && (f.kind == formatTable || f.kind == formatCSV) {
 		tb, err = tableBuilder(r, req, f)
 	}
 	if err != nil {
@@ -21,6 +22,12 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) 
 	obj, err := s.service.Get(r.Context(), req.target, req.name)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if f.kind == formatCSV {
+		w.Header().Set("Content-Type", f.contentType())
+		cw := csv.NewWriter(w)
+		_ = cw.WriteAll([][]string{tb.ColumnNames(), tb.Cells(obj)}) // a failed write: the client went away
 		return
 	}
 	if tb != nil {
@@ -40,9 +47,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		}
 		return
 	}
-	f, err := negotiate(r)
+	f, err := negotiate(r, forList)
 	var tb *table.Builder
-	if err == nil && f.kind == formatTable {
+	if err == nil && (f.kind == formatTable || f.kind == formatCSV) {
 		tb, err = tableBuilder(r, req, f)
 	}
 	var opts engine.ListOptions
@@ -56,8 +63,16 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		s.writeError(w, r, err)
 		return
 	}
+	if f.kind == formatCSV {
+		s.listCSV(w, r, req, tb, opts)
+		return
+	}
 	lw := newListWriter(w, f, tb, req.target.APIVersion(), req.target.Resource.ListKind)
-	meta, err := s.service.List(r.Context(), req.target, opts, lw.add)
+	list := s.service.List
+	if f.kind == formatMeta {
+		list = s.service.ListMetadata
+	}
+	meta, err := list(r.Context(), req.target, opts, lw.add)
 	if err == nil {
 		err = lw.finish(meta)
 	}
@@ -168,7 +183,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req reques
 
 // handleDeleteCollection answers with the list of deleted objects.
 func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiate(r)
+	f, err := negotiate(r, forList)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -188,7 +203,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		s.writeError(w, r, err)
 		return
 	}
-	if f.kind == formatTable {
+	if f.kind == formatTable || f.kind == formatMeta || f.kind == formatCSV {
 		f = format{kind: formatJSON} // the deleted objects, not a Table of them
 	}
 	lw := newListWriter(w, f, nil, req.target.APIVersion(), req.target.Resource.ListKind)

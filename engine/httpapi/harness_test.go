@@ -24,6 +24,10 @@ import (
 	"github.com/dynapi/dynapi/internal/wait"
 )
 
+// gcRecheck is how often the tests' garbage collector looks besides
+// after deletes: short, for dependents whose owners never existed.
+const gcRecheck = 200 * time.Millisecond
+
 // testServer is dynapi's HTTP API over a fresh database and the shipped schemas.
 type testServer struct {
 	t     *testing.T
@@ -66,7 +70,7 @@ func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*regi
 	store(snap)
 	opts.Ready = db.Ping
 	cp, err := controlplane.Start(ctx, controlplane.Config{Service: resource.New(db), Snapshots: snapshots,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), HTTP: opts, NamespaceRecheck: time.Minute})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), HTTP: opts, Collect: db, NamespaceRecheck: time.Minute, GCRecheck: gcRecheck})
 	if err != nil {
 		t.Fatalf("start the control plane: %v", err)
 	}

@@ -34,6 +34,9 @@ func newListWriter(w http.ResponseWriter, f format, tb *table.Builder, apiVersio
 		lw.buf = tb.AppendHeader(lw.buf)
 		return lw
 	}
+	if f.kind == formatMeta {
+		apiVersion, listKind = f.meta, "PartialObjectMetadataList"
+	}
 	lw.buf = append(lw.buf, `{"apiVersion":`...)
 	lw.buf = strconv.AppendQuote(lw.buf, apiVersion)
 	lw.buf = append(lw.buf, `,"kind":`...)
@@ -42,15 +45,19 @@ func newListWriter(w http.ResponseWriter, f format, tb *table.Builder, apiVersio
 	return lw
 }
 
-// add appends one object (a row, for a Table).
+// add appends one object (a row, for a Table; for a
+// PartialObjectMetadataList, obj is the object's metadata).
 func (lw *listWriter) add(obj []byte) error {
 	if lw.items > 0 {
 		lw.buf = append(lw.buf, ',')
 	}
 	lw.items++
-	if lw.table != nil {
+	switch {
+	case lw.table != nil:
 		lw.buf = lw.table.AppendRow(lw.buf, obj)
-	} else {
+	case lw.format.kind == formatMeta:
+		lw.buf = appendPartial(lw.buf, lw.format.meta, obj) // obj is the metadata (Service.ListMetadata)
+	default:
 		lw.buf = append(lw.buf, obj...)
 	}
 	if lw.format.kind != formatYAML && len(lw.buf) >= flushBytes {

@@ -56,8 +56,21 @@ func TestOpenAPIv2(t *testing.T) {
 		t.Fatalf("JSON: %s %.200s", doc.header.Get("Content-Type"), doc)
 	}
 	widget := doc.get(`definitions.com\.example\.shop\.v1\.Widget`)
-	if widget.Get("x-kubernetes-group-version-kind.0.kind").String() != "Widget" || widget.Get("properties").Exists() {
-		t.Errorf("Widget model: %s; want any object of kind Widget", widget.Raw)
+	if widget.Get("x-kubernetes-group-version-kind.0.kind").String() != "Widget" || widget.Get("properties.spec.properties.size.type").String() != "integer" ||
+		widget.Get("properties.metadata.$ref").String() != "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" {
+		t.Errorf("Widget model: %s; want its structural schema", widget.Raw)
+	}
+	// What Swagger 2.0 cannot say is dropped as kube-apiserver drops it:
+	// a nullable field loses its type, int-or-string its anyOf, a field
+	// that keeps unknown fields its type object.
+	labs := doc.get(`definitions.com\.example\.labs\.v1alpha1\.Widget.properties.spec.properties`)
+	if labs.Get("color.type").Exists() || labs.Get("color.nullable").Exists() || labs.Get("port.anyOf").Exists() ||
+		!labs.Get("port.x-kubernetes-int-or-string").Bool() || labs.Get("config.type").Exists() || labs.Get("replicas.minimum").Int() != 0 ||
+		labs.Get("color.description").String() == "" {
+		t.Errorf("labs Widget spec: %s", labs.Raw)
+	}
+	if list := doc.get(`definitions.com\.example\.shop\.v1\.WidgetList`); list.Get("properties.items.items.$ref").String() != "#/definitions/com.example.shop.v1.Widget" {
+		t.Errorf("WidgetList model: %s", list.Raw)
 	}
 	// kubectl apply sends a strategic merge patch to a kind whose PATCH
 	// consumes one: none of dynapi's may say so.

@@ -143,7 +143,15 @@ func deleteOptions(r *http.Request) (deleteParams, error) {
 		return p, engine.NewInvalid("meta.k8s.io", "DeleteOptions", "", causes)
 	}
 	if o := opts.OrphanDependents; o != nil {
+		// Deprecated: true is the Orphan policy; false asks for the
+		// dependents to go (and a 202, see handleDelete).
 		p.cascade = !*o
+		if *o {
+			p.PropagationPolicy = resource.PropagationOrphan
+		}
+	}
+	if v := opts.PropagationPolicy; v != nil {
+		p.PropagationPolicy = string(*v)
 	}
 	if pre := opts.Preconditions; pre != nil && pre.UID != nil {
 		p.PreconditionUID = string(*pre.UID)

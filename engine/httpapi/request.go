@@ -84,6 +84,8 @@ func resolve(snap *registry.Snapshot, info *requestInfo) (request, bool) {
 // dispatch picks the handler for the verb. Every answer about a deprecated
 // version carries its deprecation warning, as kube-apiserver sends it.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
+	// Answers depend on Accept (negotiate): caches must key on it.
+	w.Header().Add("Vary", "Accept")
 	if warning := req.target.Resource.DeprecationWarning(req.target.Version); warning != "" {
 		writeWarnings(w, []string{warning})
 	}
@@ -113,7 +115,8 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
 }
 
 // dispatchSubresource serves /{name}/status of versions that declare it
-// (get reads the whole object, update and patch write only its status) and
+// (get reads the whole object, update and patch write only its status),
+// /{name}/scale of versions that declare it (see serveScale), and
 // the subresources of the resource's strategy (update only: a namespace's
 // /finalize).
 func (s *Server) dispatchSubresource(w http.ResponseWriter, r *http.Request, req request) {
@@ -123,6 +126,10 @@ func (s *Server) dispatchSubresource(w http.ResponseWriter, r *http.Request, req
 			return
 		}
 		s.handleUpdate(w, r, req)
+		return
+	}
+	if req.subresource == resource.ScaleSubresource && req.target.Version.Subresources.Scale != nil {
+		s.serveScale(w, r, req)
 		return
 	}
 	if req.subresource != "status" || !req.target.Version.Subresources.Status {

@@ -75,15 +75,17 @@ type Server struct {
 	logger    *slog.Logger
 	router    chi.Router
 	openapi   openapiCache
-	registry  *prometheus.Registry
-	metrics   *requestMetrics
-	profiling bool
-	authn     Authenticator
-	anonymous bool
-	authz     authz.Authorizer
-	readOnly  *inflight
-	mutating  *inflight
-	auditor   Auditor
+	// aggregated holds the aggregated discovery documents.
+	aggregated aggregatedCache
+	registry   *prometheus.Registry
+	metrics    *requestMetrics
+	profiling  bool
+	authn      Authenticator
+	anonymous  bool
+	authz      authz.Authorizer
+	readOnly   *inflight
+	mutating   *inflight
+	auditor    Auditor
 	// requestTimeout and minRequestTimeout are Options'.
 	requestTimeout, minRequestTimeout time.Duration
 }
@@ -133,9 +135,14 @@ func (s *Server) routes() {
 	s.router.Get("/readyz", s.handleHealth("readyz", ping, healthCheck{"storage", s.ready}))
 	s.router.Get("/version", s.handleVersion)
 	s.router.Get("/debug/definitions", s.handleDefinitions)
+	// Discovery answers with and without a trailing slash, as
+	// kube-apiserver does.
 	s.router.Get("/api", s.handleCoreVersions)
+	s.router.Get("/api/", s.handleCoreVersions)
 	s.router.Get("/apis", s.handleGroupList)
+	s.router.Get("/apis/", s.handleGroupList)
 	s.router.Get("/apis/{group}", s.handleGroup)
+	s.router.Get("/apis/{group}/", s.handleGroup)
 	s.reviewRoutes()
 	s.router.Get("/openapi/v2", s.handleOpenAPIV2)
 	s.router.Get("/openapi/v3", s.handleOpenAPIRoot)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"math"
@@ -34,9 +35,9 @@ var bookmarkInterval = 10 * time.Second
 // kube-apiserver does for ?watch=true.
 func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
 	opts, timeout, err := watchOptions(r, s.minRequestTimeout)
-	f, ferr := negotiate(r)
+	f, ferr := negotiate(r, forWatch)
 	var tb *table.Builder
-	if err == nil && ferr == nil && f.kind == formatTable {
+	if err == nil && ferr == nil && (f.kind == formatTable || f.kind == formatCSV) {
 		tb, err = tableBuilder(r, req, f)
 	}
 	if err == nil {
@@ -73,26 +74,29 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	if flusher != nil {
 		flusher.Flush()
 	}
-	s.stream(w, flusher, events, changed, req.target, tb)
+	enc := encoding{table: tb, meta: f.meta}
+	if f.kind == formatCSV {
+		enc = encoding{csv: &csvEvents{cw: csv.NewWriter(w), table: tb}}
+		if enc.csv.start() != nil {
+			return // the client went away
+		}
+	}
+	s.stream(w, flusher, events, changed, req.target, enc)
 }
 
 // stream writes events until they end, the client goes away, or the
 // target stops being served (its definition was removed or switched off):
 // then the stream just ends, as kube-apiserver ends the watches of a
 // deleted CustomResourceDefinition, and the client's next request gets 404.
-// With tb set (kubectl get -w asks for Tables), each object goes as a Table
-// of one row.
-func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, tb *table.Builder) {
+// Each object goes as enc says.
+func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, enc encoding) {
 	for {
 		select {
 		case ev, ok := <-events:
 			if !ok {
 				return
 			}
-			if tb != nil && ev.Type != engine.EventError && ev.Type != engine.EventBookmark {
-				ev.Object = tb.Single(ev.Object)
-			}
-			if _, err := w.Write(s.encodeEvent(ev)); err != nil {
+			if err := s.writeEvent(w, ev, enc); err != nil {
 				return // the client went away; the caller's cancel ends the watch
 			}
 			if flusher != nil {
@@ -105,6 +109,49 @@ func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-ch
 			}
 		}
 	}
+}
+
+// encoding is how the objects of watch events are sent: with table set
+// (kubectl get -w asks for Tables), each as a Table of one row; with meta
+// set, each as a PartialObjectMetadata of that version (bookmarks too,
+// as kube-apiserver sends them); otherwise as they are.
+type encoding struct {
+	table *table.Builder
+	meta  string
+	csv   *csvEvents // set for text/csv: rows instead of JSON events
+}
+
+// writeEvent writes one event as enc says.
+func (s *Server) writeEvent(w http.ResponseWriter, ev resource.WatchEvent, enc encoding) error {
+	if enc.csv != nil {
+		return enc.csv.write(ev, s.errorMessage)
+	}
+	ev.Object = enc.object(ev)
+	_, err := w.Write(s.encodeEvent(ev))
+	return err
+}
+
+// errorMessage is what a user sees of err: its message, or "internal
+// error" for an error that is not an engine.Error (which is logged).
+func (s *Server) errorMessage(err error) string {
+	var e *engine.Error
+	if !errors.As(err, &e) {
+		s.logger.Error("watch failed", "err", err)
+		return errInternal.Message
+	}
+	return e.Message
+}
+
+func (e encoding) object(ev resource.WatchEvent) []byte {
+	switch {
+	case ev.Type == engine.EventError:
+		return ev.Object
+	case e.meta != "":
+		return partialObjectMetadata(e.meta, ev.Object)
+	case e.table != nil && ev.Type != engine.EventBookmark:
+		return e.table.Single(ev.Object)
+	}
+	return ev.Object
 }
 
 // changeNotifier is a Snapshots that tells when it swaps its snapshot;

@@ -20,10 +20,14 @@ type watchStream struct {
 	cancel context.CancelFunc
 }
 
-func (s *testServer) watch(path string) *watchStream {
+// watch starts a watch; header holds name, value pairs to send.
+func (s *testServer) watch(path string, header ...string) *watchStream {
 	s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url+path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()

@@ -40,19 +40,20 @@ var v2Info = map[string]string{"title": "dynapi", "version": "v1"}
 // file against on the client when the server cannot, as for a List file,
 // whose items it checks one by one.
 //
-// Each kind's model is an object of any shape that names its kind
-// (x-kubernetes-group-version-kind), not the kind's schema. Why: Swagger
-// 2.0 cannot say all a structural schema says (nullable, anyOf, oneOf,
-// not, int-or-string), and kubectl refuses on the client what a reduced
-// schema gets wrong; dynapi validates every object against the real
-// schema itself, and says so in the v3 documents, which kubectl reads
-// first.
+// Each kind's model is its version's structural schema as kube-apiserver
+// converts it to Swagger 2.0 (see kindModelV2), so that kubectl, which
+// cannot read in Swagger 2.0 all a structural schema says, reads nothing
+// that makes it refuse a valid object.
 func buildV2Part(resources []*registry.Resource, version string, deletes DeletesCollections) (v2Part, error) {
 	paths, definitions := map[string]any{}, map[string]any{}
 	for _, r := range resources {
 		v, _ := r.Version(version)
-		definitions[schemaName(r.Group, version, r.Kind)] = anyObject(r.Kind, gvk(r.Group, version, r.Kind))
-		definitions[schemaName(r.Group, version, r.ListKind)] = anyObject(r.ListKind+" is a list of "+r.Kind, gvk(r.Group, version, r.ListKind))
+		model, err := kindModelV2(r, v)
+		if err != nil {
+			return v2Part{}, err
+		}
+		definitions[schemaName(r.Group, version, r.Kind)] = model
+		definitions[schemaName(r.Group, version, r.ListKind)] = listModelV2(r, version)
 		for path, item := range pathItems(r, v, deletes(r.GroupResource())) {
 			paths[path] = item.v2()
 		}
@@ -95,13 +96,20 @@ func members(m map[string]any) ([]byte, error) {
 	return out[1 : len(out)-1], nil
 }
 
-// assembleV2 joins the parts into the whole document.
+// assembleV2 joins the parts into the whole document, after a header
+// holding the metadata models every kind's model refers to.
 func assembleV2(parts []*part) (V2, error) {
-	var paths, definitions [][]byte
-	pb, err := v2Proto(map[string]any{}, map[string]any{}) // the header, for a snapshot serving nothing
+	metaModels := metaModelsV2()
+	pb, err := v2Proto(map[string]any{}, metaModels)
 	if err != nil {
 		return V2{}, err
 	}
+	meta, err := members(metaModels)
+	if err != nil {
+		return V2{}, err
+	}
+	var paths [][]byte
+	definitions := [][]byte{meta}
 	for _, p := range parts {
 		if len(p.v2.paths) > 0 {
 			paths = append(paths, p.v2.paths)

@@ -16,7 +16,8 @@ import (
 // resourceVersion, streaming rows from the database. It stops at the first
 // error each returns, which it returns as is. ListMeta.ResourceVersion is
 // the state's (the first page's for later pages); Continue is set when more
-// objects follow; RemainingItemCount is left nil (counting is not cheap).
+// objects follow, and then RemainingItemCount, exact: counted at the first
+// page's state and carried in the token.
 //
 // Which state, as kube-apiserver: with opts.ResourceVersion unset, the
 // newest (a write acknowledged before List was called is in it); "0", the
@@ -91,7 +92,39 @@ func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listStat
 	defer rows.Close()
 	m := &merger{rows: rows, changed: changed, all: plan.all}
 	meta, err := m.stream(plan.limit, rv, each)
+	if err != nil || meta.Continue == "" {
+		return meta, 0, err
+	}
+	rows.Close() // done with it: the count runs on the same snapshot
+	err = remaining(ctx, tx, opts, st.after, m.sent, &meta)
 	return meta, 0, err
+}
+
+// remaining sets meta.RemainingItemCount, for a page of sent objects after
+// the token after, and carries it in meta.Continue: from after's count
+// when it has one, else counted in tx, at meta's resourceVersion.
+func remaining(ctx context.Context, tx pgx.Tx, opts engine.ListOptions, after *continueToken, sent int64, meta *engine.ListMeta) error {
+	var left int64
+	if after != nil && after.Left != nil {
+		left = *after.Left - sent
+	} else {
+		sql, args, err := buildCount(opts, after)
+		if err != nil {
+			return err
+		}
+		var total int64
+		if err := tx.QueryRow(ctx, sql, withFirst(args, meta.ResourceVersion)...).Scan(&total); err != nil {
+			return fmt.Errorf("count list: %w", err)
+		}
+		left = total - sent
+	}
+	t, err := decodeContinue(meta.Continue)
+	if err != nil {
+		return err
+	}
+	t.Left = &left
+	meta.Continue, meta.RemainingItemCount = t.encode(), &left
+	return nil
 }
 
 // withFirst returns args with its first element set to first.

@@ -56,19 +56,20 @@ type merger struct {
 	changed []engine.Object
 	all     bool // keys order by resource last
 	row     *engine.Object
+	sent    int64 // objects passed to each
 }
 
 // stream calls each for the merged objects up to limit (0: no limit), and
 // sets Continue when more follow.
 func (m *merger) stream(limit, rv int64, each func(engine.Object) error) (engine.ListMeta, error) {
 	meta := engine.ListMeta{ResourceVersion: rv}
-	var n int64
 	var last engine.ObjectKey
 	for {
 		obj, ok, err := m.next()
 		if err != nil || !ok {
 			return meta, err
 		}
+		n := m.sent
 		if limit > 0 && n == limit {
 			meta.Continue = continueToken{RV: rv, Namespace: last.Namespace, Name: last.Name,
 				Resource: resourceColumn(last.Resource)}.encode()
@@ -77,7 +78,7 @@ func (m *merger) stream(limit, rv int64, each func(engine.Object) error) (engine
 		if err := each(obj); err != nil {
 			return engine.ListMeta{}, err
 		}
-		n, last = n+1, obj.Key
+		m.sent, last = m.sent+1, obj.Key
 	}
 }
 

@@ -34,7 +34,7 @@ WITH m AS MATERIALIZED (
 	FROM compaction c, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM resource_version) s
 )
 SELECT m.horizon, m.seq, m.resolved, l.* FROM m LEFT JOIN LATERAL (
-	SELECT resource, namespace, name, resource_version, stored_version, body, remainder FROM (
+	SELECT resource, namespace, name, resource_version, stored_version, {body} FROM (
 		SELECT f.resource, f.namespace, f.name, e.type, e.prev_resource_version AS resource_version,
 			e.prev_stored_version AS stored_version, e.prev_body AS body, e.prev_remainder AS remainder,
 			CASE WHEN jsonb_typeof(e.prev_body -> 'metadata' -> 'labels') = 'object'
@@ -58,8 +58,16 @@ const resolvedSQL = `(SELECT count(*) FROM (SELECT FROM events
 	WHERE resource_version > $1 AND resource_version <= s.seq LIMIT 10000) r)`
 
 // unchangedSQL reads the unchanged part at $1.
-const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, body, remainder
+const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, {body}
 FROM objects WHERE resource_version <= $1{rest}`
+
+// The body columns of a list: whole bodies, or, for a metadata-only list,
+// the metadata alone, cut out in the database so that the rest of each
+// body never leaves it.
+const (
+	bodyColumns     = "body, remainder"
+	metadataColumns = "coalesce(body -> 'metadata', '{}') AS body, NULL::jsonb AS remainder"
+)
 
 // listPlan holds the two statements of a List. Their first argument, the
 // state's resourceVersion (or W for the changed part of a latest list), is
@@ -84,16 +92,43 @@ func buildList(opts engine.ListOptions, st listState) (listPlan, error) {
 	if st.latest {
 		resolved, r = resolvedSQL, "m.seq"
 	}
+	body := bodyColumns
+	if opts.MetadataOnly {
+		body = metadataColumns
+	}
 	return listPlan{
-		changed:   strings.NewReplacer("{resolved}", resolved, "{R}", r, "{rest}", changed).Replace(changedSQL),
-		unchanged: strings.Replace(unchangedSQL, "{rest}", unchanged, 1), changedArgs: changedArgs,
+		changed:   strings.NewReplacer("{resolved}", resolved, "{R}", r, "{rest}", changed, "{body}", body).Replace(changedSQL),
+		unchanged: strings.NewReplacer("{rest}", unchanged, "{body}", body).Replace(unchangedSQL), changedArgs: changedArgs,
 		unchangedArgs: unchangedArgs, limit: opts.Limit, all: opts.Resource == engine.GroupResource{},
 	}, nil
+}
+
+// countSQL counts the objects of the state at $1 that a List selects after
+// its continue token: both parts, without order or limit.
+const countSQL = `SELECT (SELECT count(*) FROM objects WHERE resource_version <= $1::bigint{unchanged})
+	+ (SELECT count(name) FROM ({changed}) c)`
+
+// buildCount renders countSQL for opts after the key after (nil: from the
+// first). Its arguments follow $1, the state's resourceVersion: the two
+// parts' terms are the same, so their arguments are too.
+func buildCount(opts engine.ListOptions, after *continueToken) (string, []any, error) {
+	rest, args, err := buildTerms(opts, after, false)
+	if err != nil {
+		return "", nil, err
+	}
+	changed := strings.NewReplacer("{resolved}", "0", "{R}", "$1::bigint", "{rest}", rest, "{body}", "NULL AS body, NULL AS remainder").Replace(changedSQL)
+	changed = strings.Replace(changed, "SELECT m.horizon, m.seq, m.resolved, l.* FROM", "SELECT l.name FROM", 1)
+	return strings.NewReplacer("{unchanged}", rest, "{changed}", changed).Replace(countSQL), args, nil
 }
 
 // buildPart renders the conditions (after the part's own), order and limit
 // of one part, and their arguments, which follow $1.
 func buildPart(opts engine.ListOptions, after *continueToken) (string, []any, error) {
+	return buildTerms(opts, after, true)
+}
+
+// buildTerms is buildPart, without the order and limit unless ordered.
+func buildTerms(opts engine.ListOptions, after *continueToken, ordered bool) (string, []any, error) {
 	q := &listQuery{args: []any{nil}}
 	all := opts.Resource == engine.GroupResource{}
 	if !all {
@@ -115,6 +150,9 @@ func buildPart(opts engine.ListOptions, after *continueToken) (string, []any, er
 	rest := ""
 	if len(q.where) > 0 {
 		rest = " AND " + strings.Join(q.where, " AND ")
+	}
+	if !ordered {
+		return rest, q.args, nil
 	}
 	rest += order
 	if opts.Limit > 0 {

@@ -16,6 +16,11 @@ type continueToken struct {
 	Namespace string `json:"ns,omitempty"`
 	Name      string `json:"name"`
 	Resource  string `json:"res,omitempty"`
+	// Left is how many objects of the list follow the key at RV: counted
+	// once, at the first page, and carried from page to page, so that
+	// every page's remainingItemCount is exact without counting again.
+	// Nil in tokens that do not carry it: the next page counts.
+	Left *int64 `json:"left,omitempty"`
 }
 
 // encode renders the token as base64url of its JSON.

@@ -106,6 +106,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 		return err
 	}
 	s.removed(last.Key)
+	s.deleted(last.Key)
 	w.result.object, err = fromStorage(w.Target, last)
 	return err
 }
@@ -127,6 +128,14 @@ func (s *Service) storeDelete(ctx context.Context, w *Write) error {
 
 // commitDelete deletes or marks w's stored object and returns its last state.
 func (s *Service) commitDelete(ctx context.Context, w *Write) (engine.Object, error) {
+	last, err := s.commitDeleteOnce(ctx, w)
+	if err == nil {
+		s.deleted(last.Key)
+	}
+	return last, err
+}
+
+func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object, error) {
 	marked := gjson.GetBytes(w.stored.Body, "metadata.deletionTimestamp").Exists()
 	if !w.pending {
 		last, err := s.Store.Delete(ctx, w.stored.Key, w.stored.ResourceVersion)

@@ -16,7 +16,24 @@ type DeleteOptions struct {
 	// the object, as metav1.Preconditions.
 	PreconditionUID             string
 	PreconditionResourceVersion string
+	// PropagationPolicy is what happens to the object's dependents (the
+	// objects naming it in ownerReferences), as metav1.DeletionPropagation:
+	// "Background" (or ""), the object goes now and the garbage collector
+	// deletes them after; "Foreground", the object stays, marked, with the
+	// foregroundDeletion finalizer, until the collector has deleted those
+	// that block it; "Orphan", it stays with the orphan finalizer until the
+	// collector has removed their references to it.
+	PropagationPolicy string
 }
+
+// Propagation policies and the finalizers that carry them.
+const (
+	PropagationBackground = "Background"
+	PropagationForeground = "Foreground"
+	PropagationOrphan     = "Orphan"
+	FinalizerForeground   = "foregroundDeletion"
+	FinalizerOrphan       = "orphan"
+)
 
 // DeleteResult is the outcome of a delete: the object as it was deleted, or,
 // when it still has finalizers, as it is now, marked for deletion (Pending).

@@ -33,6 +33,7 @@ var stages = []stage{
 	{"metadata", UpdateOperation, updateMeta},
 	{"storable", writes, storable},
 	{"preconditions", DeleteOperation, preconditions},
+	{"propagation", DeleteOperation, propagation},
 	{"strategy", writes, prepare},
 	{"strategy", DeleteOperation, prepareDelete},
 	{"admit", writes, admitStage},                // prune, default, validate with ratcheting

@@ -3,6 +3,8 @@ package resource
 import (
 	"context"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/dynapi/dynapi/engine"
 )
 
@@ -32,4 +34,36 @@ func (s *Service) List(ctx context.Context, t Target, opts engine.ListOptions, e
 		}
 		return each(out)
 	})
+}
+
+// ListMetadata is List for a metadata-only list (PartialObjectMetadataList):
+// each gets the metadata of an object (JSON of its ObjectMeta) in the
+// target's version. When no conversion rule of the kind touches metadata
+// and no selectable field needs the whole object, only metadata leaves the
+// store (engine.ListOptions.MetadataOnly) and nothing is converted: an
+// object's metadata is the same in every version. Errors: those of List.
+func (s *Service) ListMetadata(ctx context.Context, t Target, opts engine.ListOptions, each func([]byte) error) (engine.ListMeta, error) {
+	f, err := newFilter(t, opts)
+	if err != nil {
+		return engine.ListMeta{}, err
+	}
+	if f.selectable || t.Resource.Conversion.ConvertsMetadata() {
+		return s.List(ctx, t, opts, func(obj []byte) error { return each(MetadataOf(obj)) })
+	}
+	opts = f.storeOptions(opts)
+	opts.Resource, opts.Namespace, opts.MetadataOnly = t.GroupResource(), t.Namespace, true
+	return s.Store.List(ctx, opts, func(o engine.Object) error { return each(o.Body) })
+}
+
+// MetadataOf is obj's metadata as JSON, sliced out of obj without a
+// copy; {} when absent.
+func MetadataOf(obj []byte) []byte {
+	m := gjson.GetBytes(obj, "metadata")
+	if !m.IsObject() {
+		return []byte("{}")
+	}
+	if m.Index > 0 {
+		return obj[m.Index : m.Index+len(m.Raw)]
+	}
+	return []byte(m.Raw)
 }

@@ -24,6 +24,7 @@ type Service struct {
 
 	strategies map[engine.GroupResource]Strategy
 	onRemove   []func(engine.ObjectKey)
+	onDelete   []func(engine.ObjectKey)
 }
 
 // New returns a Service over store with the wall clock.
@@ -49,6 +50,18 @@ func (s *Service) Strategy(gr engine.GroupResource) Strategy {
 // namespace being emptied) may go on. f must not block. Call it before the
 // Service serves requests.
 func (s *Service) OnRemove(f func(engine.ObjectKey)) { s.onRemove = append(s.onRemove, f) }
+
+// OnDelete calls f with the key of every object deleted or marked for
+// deletion through the Service (not on dry run): whoever cleans up after
+// deletes (the garbage collector) may look now. f must not block. Call it
+// before the Service serves requests.
+func (s *Service) OnDelete(f func(engine.ObjectKey)) { s.onDelete = append(s.onDelete, f) }
+
+func (s *Service) deleted(key engine.ObjectKey) {
+	for _, f := range s.onDelete {
+		f(key)
+	}
+}
 
 func (s *Service) removed(key engine.ObjectKey) {
 	for _, f := range s.onRemove {

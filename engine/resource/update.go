@@ -60,6 +60,8 @@ func (s *Service) checkSubresource(t Target, name string) error {
 		return nil
 	case t.Subresource == "status" && t.Version.Subresources.Status:
 		return nil
+	case t.Subresource == ScaleSubresource && servesScale(t):
+		return nil
 	case t.Subresource != "status" && slices.Contains(s.Strategy(t.GroupResource()).Subresources(), t.Subresource):
 		return nil
 	}

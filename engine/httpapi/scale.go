@@ -1,0 +1,63 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/dynapi/dynapi/engine/resource"
+)
+
+// serveScale serves /{name}/scale of a version that declares a scale
+// subresource: get, update and patch an autoscaling/v1 Scale.
+func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, req request) {
+	switch r.Method {
+	case http.MethodGet:
+		s.handleGetScale(w, r, req)
+	case http.MethodPut:
+		f, body, opts, err := readWrite(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		res, err := s.service.UpdateScale(r.Context(), req.target, req.name, body, opts)
+		s.writeResult(w, r, f, http.StatusOK, res, err)
+	case http.MethodPatch:
+		s.handlePatchScale(w, r, req)
+	default:
+		s.writeError(w, r, errMethodNotAllowed(r))
+	}
+}
+
+func (s *Server) handleGetScale(w http.ResponseWriter, r *http.Request, req request) {
+	f, err := negotiateWrite(r) // a Scale, not a Table of the object
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	scale, err := s.service.GetScale(r.Context(), req.target, req.name)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeObject(w, r, f, http.StatusOK, scale, nil)
+}
+
+func (s *Server) handlePatchScale(w http.ResponseWriter, r *http.Request, req request) {
+	f, err := negotiateWrite(r)
+	var patch []byte
+	if err == nil {
+		patch, err = readLimited(r)
+	}
+	if err == nil {
+		patch, err = compactJSON(patch)
+	}
+	var opts resource.WriteOptions
+	if err == nil {
+		opts, err = writeOptions(r, contentType(r))
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.service.PatchScale(r.Context(), req.target, req.name, contentType(r), patch, opts)
+	s.writeResult(w, r, f, http.StatusOK, res, err)
+}
