@@ -6,8 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // The kubectl commands people use every day, against a Widget of a
@@ -91,17 +94,14 @@ func (k kubectl) watchSees(wg, name string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "kubectl", "--server="+k.server, "--cache-dir="+k.home+"/cache", "get", wg, "-n", "script", "-w", "--output-watch-events")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.home+"/none", "HOME="+k.home)
-	var out strings.Builder
+	var out syncBuffer // written by exec's copying goroutine while the test reads it
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
 		k.t.Fatal(err)
 	}
 	time.Sleep(time.Second)
 	k.run("annotate", wg, name, "-n", "script", "watched=yes")
-	deadline := time.Now().Add(8 * time.Second)
-	for !strings.Contains(out.String(), "MODIFIED") && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
+	wait.Until(8*time.Second, func() bool { return strings.Contains(out.String(), "MODIFIED") })
 	cancel()
 	_ = cmd.Wait()
 	if !strings.Contains(out.String(), "MODIFIED") || !strings.Contains(out.String(), name) {
@@ -128,4 +128,22 @@ func (k kubectl) cascades(wg string) {
 	if out := k.run("get", "configmap", "dep-o", "-n", "script", "-o", "jsonpath={.metadata.ownerReferences}"); out != "" {
 		k.t.Fatalf("orphaned dependent still has references: %s", out)
 	}
+}
+
+// syncBuffer is a strings.Builder safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
