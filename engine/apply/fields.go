@@ -26,9 +26,13 @@ func (k *Kind) Update(version, subresource string, live, obj []byte, manager str
 	if err != nil {
 		return nil, err
 	}
+	apiVersion := schema.GroupVersion{Group: k.spec.Group, Version: version}.String()
 	if live != nil {
-		apiVersion := schema.GroupVersion{Group: k.spec.Group, Version: version}.String()
 		if mf, ok := fastUpdate(apiVersion, subresource, live, obj, manager, time.Now()); ok {
+			return mf, nil
+		}
+	} else if subresource == "" {
+		if mf, ok := k.fastCreate(version, apiVersion, obj, manager, time.Now()); ok {
 			return mf, nil
 		}
 	}

@@ -33,7 +33,8 @@ type Version struct {
 // Kind holds what field tracking needs of one kind. It is safe for
 // concurrent use; its type information is built on first use.
 type Kind struct {
-	spec Spec
+	spec     Spec
+	versions map[string]versionInfo
 
 	once     sync.Once
 	managers map[managerKey]*managedfields.FieldManager
@@ -42,9 +43,21 @@ type Kind struct {
 
 type managerKey struct{ version, subresource string }
 
-// NewKind returns a Kind for spec. It is cheap: nothing is built until a
-// write needs it.
-func NewKind(spec Spec) *Kind { return &Kind{spec: spec} }
+// versionInfo is what fastCreate needs of a version.
+type versionInfo struct {
+	Version
+	plain bool // see plainSchema
+}
+
+// NewKind returns a Kind for spec. It is cheap: the type information is
+// not built until a write needs it.
+func NewKind(spec Spec) *Kind {
+	k := &Kind{spec: spec, versions: make(map[string]versionInfo, len(spec.Versions))}
+	for _, v := range spec.Versions {
+		k.versions[v.Name] = versionInfo{Version: v, plain: plainSchema(v.Schema)}
+	}
+	return k
+}
 
 // manager returns the FieldManager of a version and subresource ("" or
 // "status").
