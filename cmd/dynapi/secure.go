@@ -66,23 +66,8 @@ func (m *Main) startRBAC(ctx context.Context, service *resource.Service) error {
 	if err := rbacauthz.Bootstrap(ctx, service, m.reloader.Load(), policy); err != nil {
 		return err
 	}
-	m.stopRBAC = runUntilStopped(ctx, m.rbac.Run)
+	m.controlPlane.Go(ctx, m.rbac.Run)
 	waitCtx, cancel := context.WithTimeout(ctx, rbacSyncTimeout)
 	defer cancel()
 	return m.rbac.WaitSynced(waitCtx)
-}
-
-// runUntilStopped runs f in a goroutine; stop cancels its context and
-// waits for it to return.
-func runUntilStopped(ctx context.Context, f func(context.Context)) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
 }

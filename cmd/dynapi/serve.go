@@ -44,7 +44,6 @@ type Main struct {
 	api          atomic.Pointer[httpapi.Server] // set once serving; OnSwap prepares its documents
 	stopIndexer  context.CancelFunc
 	controlPlane *controlplane.ControlPlane
-	stopRBAC     func()           // stops following the RBAC objects
 	auditLog     *audit.Log       // with --audit-policy-file
 	rbac         *rbacauthz.Index // with --authorization-mode=RBAC
 	http         *http.Server
@@ -166,9 +165,6 @@ func (m *Main) Close() error {
 	}
 	if m.controlPlane != nil {
 		m.controlPlane.Stop()
-	}
-	if m.stopRBAC != nil {
-		m.stopRBAC()
 	}
 	if m.auditLog != nil {
 		errs = append(errs, m.auditLog.Close())

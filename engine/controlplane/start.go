@@ -97,6 +97,11 @@ func orDefault(d time.Duration) time.Duration {
 	return d
 }
 
+// Go runs f beside the control plane's own background work, until Stop.
+func (c *ControlPlane) Go(ctx context.Context, f func(context.Context)) {
+	c.stops = append(c.stops, runUntilStopped(ctx, f))
+}
+
 // Stop stops the background work Start started and waits for it.
 func (c *ControlPlane) Stop() {
 	for _, stop := range c.stops {
