@@ -1,77 +1,14 @@
 package authn
 
 import (
-	"crypto"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
-	"encoding/pem"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/dynapi/dynapi/internal/oidctest"
 )
-
-// testIssuer is an OpenID Connect issuer serving discovery and a JWKS.
-type testIssuer struct {
-	srv    *httptest.Server
-	key    *rsa.PrivateKey
-	fetchs int
-}
-
-func newTestIssuer(t *testing.T) *testIssuer {
-	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	iss := &testIssuer{key: key}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": iss.srv.URL, "jwks_uri": iss.srv.URL + "/keys"})
-	})
-	mux.HandleFunc("/keys", func(w http.ResponseWriter, r *http.Request) {
-		iss.fetchs++
-		b64 := base64.RawURLEncoding.EncodeToString
-		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{"kty": "RSA", "kid": "k1", "use": "sig",
-			"n": b64(key.N.Bytes()), "e": b64(big.NewInt(int64(key.E)).Bytes())}}})
-	})
-	iss.srv = httptest.NewTLSServer(mux)
-	t.Cleanup(iss.srv.Close)
-	return iss
-}
-
-// caFile writes the issuer's certificate for OIDCOptions.CAFile.
-func (iss *testIssuer) caFile(t *testing.T) string {
-	p := filepath.Join(t.TempDir(), "ca.crt")
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: iss.srv.Certificate().Raw})
-	if err := os.WriteFile(p, pemBytes, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// sign returns an RS256 JWT of claims.
-func (iss *testIssuer) sign(t *testing.T, kid string, claims map[string]any) string {
-	t.Helper()
-	enc := func(v any) string {
-		b, _ := json.Marshal(v)
-		return base64.RawURLEncoding.EncodeToString(b)
-	}
-	signed := enc(map[string]string{"alg": "RS256", "kid": kid, "typ": "JWT"}) + "." + enc(claims)
-	d := sha256.Sum256([]byte(signed))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, iss.key, crypto.SHA256, d[:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signed + "." + base64.RawURLEncoding.EncodeToString(sig)
-}
 
 func bearerRequest(token string) *http.Request {
 	r := httptest.NewRequest("GET", "/api", nil)
@@ -80,16 +17,16 @@ func bearerRequest(token string) *http.Request {
 }
 
 func TestOIDC(t *testing.T) {
-	iss := newTestIssuer(t)
-	o, err := NewOIDC(OIDCOptions{IssuerURL: iss.srv.URL, ClientID: "dynapi", UsernameClaim: "email", GroupsClaim: "groups",
-		GroupsPrefix: "oidc:", CAFile: iss.caFile(t)})
+	iss := oidctest.New(t)
+	o, err := NewOIDC(OIDCOptions{IssuerURL: iss.URL(), ClientID: "dynapi", UsernameClaim: "email", GroupsClaim: "groups",
+		GroupsPrefix: "oidc:", CAFile: iss.CAFile(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().Unix()
-	good := map[string]any{"iss": iss.srv.URL, "aud": "dynapi", "sub": "u-1", "email": "dora@example.com",
+	good := map[string]any{"iss": iss.URL(), "aud": "dynapi", "sub": "u-1", "email": "dora@example.com",
 		"email_verified": true, "groups": []string{"devs"}, "exp": now + 60}
-	u, ok, err := o.Authenticate(bearerRequest(iss.sign(t, "k1", good)))
+	u, ok, err := o.Authenticate(bearerRequest(iss.Sign(t, "k1", good)))
 	if err != nil || !ok || u.Name != "dora@example.com" || u.UID != "u-1" || !slices.Equal(u.Groups, []string{"oidc:devs"}) {
 		t.Fatalf("good token: %+v %v %v", u, ok, err)
 	}
@@ -102,11 +39,11 @@ func TestOIDC(t *testing.T) {
 		return c
 	}
 	bad := map[string]string{
-		"expired":        iss.sign(t, "k1", with("exp", now-1)),
-		"other audience": iss.sign(t, "k1", with("aud", "other")),
-		"unverified":     iss.sign(t, "k1", with("email_verified", false)),
-		"unknown key":    iss.sign(t, "k2", good),
-		"bad signature":  iss.sign(t, "k1", good)[:len(iss.sign(t, "k1", good))-8] + "AAAAAAAA",
+		"expired":        iss.Sign(t, "k1", with("exp", now-1)),
+		"other audience": iss.Sign(t, "k1", with("aud", "other")),
+		"unverified":     iss.Sign(t, "k1", with("email_verified", false)),
+		"unknown key":    iss.Sign(t, "k2", good),
+		"bad signature":  iss.Sign(t, "k1", good)[:len(iss.Sign(t, "k1", good))-8] + "AAAAAAAA",
 	}
 	for name, token := range bad {
 		if u, ok, err := o.Authenticate(bearerRequest(token)); ok || err == nil {
@@ -114,11 +51,11 @@ func TestOIDC(t *testing.T) {
 		}
 	}
 	// Another issuer's token is not this authenticator's business.
-	if _, ok, err := o.Authenticate(bearerRequest(iss.sign(t, "k1", with("iss", "https://elsewhere")))); ok || err != nil {
+	if _, ok, err := o.Authenticate(bearerRequest(iss.Sign(t, "k1", with("iss", "https://elsewhere")))); ok || err != nil {
 		t.Errorf("foreign issuer: %v %v", ok, err)
 	}
-	if iss.fetchs > 2 {
-		t.Errorf("JWKS fetched %d times: not cached", iss.fetchs)
+	if iss.Fetches() > 2 {
+		t.Errorf("JWKS fetched %d times: not cached", iss.Fetches())
 	}
 }
 
