@@ -185,7 +185,9 @@ func TestTypedClients(t *testing.T) {
 		crud(t, cs.CoordinationV1().Leases(ns),
 			&coordinationv1.Lease{ObjectMeta: named, Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &secs}},
 			func(l *coordinationv1.Lease) { l.Spec.HolderIdentity = &other },
-			func(l *coordinationv1.Lease) bool { return *l.Spec.HolderIdentity == other && *l.Spec.LeaseDurationSeconds == secs })
+			func(l *coordinationv1.Lease) bool {
+				return *l.Spec.HolderIdentity == other && *l.Spec.LeaseDurationSeconds == secs
+			})
 	})
 	t.Run("Event", func(t *testing.T) {
 		crud(t, cs.CoreV1().Events(ns), &corev1.Event{ObjectMeta: named, Reason: "Tested", Message: "first", Type: corev1.EventTypeNormal,
@@ -302,7 +304,9 @@ func TestTypedCustomResourceDefinition(t *testing.T) {
 			eventually(t, "gizmos served", served) // before the update: the created CRD's kind is served
 			c.Spec.Names.ShortNames = []string{"gz"}
 		},
-		func(c *apiextensionsv1.CustomResourceDefinition) bool { return slices.Equal(c.Spec.Names.ShortNames, []string{"gz"}) })
+		func(c *apiextensionsv1.CustomResourceDefinition) bool {
+			return slices.Equal(c.Spec.Names.ShortNames, []string{"gz"})
+		})
 	eventually(t, "gizmos no longer served", func() bool { return !served() })
 	wire.check(t)
 }
