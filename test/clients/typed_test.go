@@ -256,26 +256,19 @@ func recordRepeatedEvent(t *testing.T, cs kubernetes.Interface, ns string) {
 	}
 }
 
-// repeatedEvent is the only Event of reason Repeated in ns, or nil. (Read
-// from the whole list: dynapi's Event does not select on reason yet.)
+// repeatedEvent is the only Event of reason Repeated in ns, or nil.
 func repeatedEvent(t *testing.T, cs kubernetes.Interface, ns string) *corev1.Event {
-	list, err := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	list, err := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "reason=Repeated"})
 	if err != nil {
 		t.Fatalf("list events: %v", err)
 	}
-	var found []corev1.Event
-	for _, e := range list.Items {
-		if e.Reason == "Repeated" {
-			found = append(found, e)
-		}
+	if len(list.Items) > 1 {
+		t.Fatalf("%d Events, want one whose count rises", len(list.Items))
 	}
-	if len(found) > 1 {
-		t.Fatalf("%d Events, want one whose count rises", len(found))
-	}
-	if len(found) == 0 {
+	if len(list.Items) == 0 {
 		return nil
 	}
-	return &found[0]
+	return &list.Items[0]
 }
 
 // The typed apiextensions clientset, at its default content type
