@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -25,17 +26,29 @@ import (
 	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 )
 
-// kubeDecoder reads protobuf as client-go does, with every kind of the table.
-func kubeDecoder(t *testing.T) *protobuf.Serializer {
-	t.Helper()
+// clientGoSerializer reads protobuf as client-go does, with every kind of
+// the table.
+var clientGoSerializer = sync.OnceValues(func() (*protobuf.Serializer, error) {
 	scheme := runtime.NewScheme()
 	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"}) // Status
 	err := errors.Join(corev1.AddToScheme(scheme), coordinationv1.AddToScheme(scheme), eventsv1.AddToScheme(scheme),
 		rbacv1.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme))
+	return protobuf.NewSerializer(scheme, scheme), err
+})
+
+// decodeAsClientGo decodes body as client-go does, apiVersion and kind set.
+func decodeAsClientGo(t *testing.T, body []byte) runtime.Object {
+	t.Helper()
+	dec, err := clientGoSerializer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return protobuf.NewSerializer(scheme, scheme)
+	obj, gvk, err := dec.Decode(body, nil, nil)
+	if err != nil {
+		t.Fatalf("client-go cannot decode %q: %v", body, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(*gvk)
+	return obj
 }
 
 // typedJSON is obj as its generated type holds it: what a protobuf round
@@ -58,7 +71,6 @@ func TestFromJSON(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no fixtures in testdata/objects")
 	}
-	dec := kubeDecoder(t)
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
@@ -70,11 +82,7 @@ func TestFromJSON(t *testing.T) {
 			if err != nil {
 				t.Fatalf("FromJSON: %v", err)
 			}
-			got, gvk, err := dec.Decode(body, nil, nil)
-			if err != nil {
-				t.Fatalf("client-go cannot decode it: %v", err)
-			}
-			got.GetObjectKind().SetGroupVersionKind(*gvk)
+			got := decodeAsClientGo(t, body)
 			want := typedJSONOf(t, in, got)
 			jsoneq.Assert(t, typedJSON(t, got), string(want))
 			back, err := ToJSON(body)
@@ -131,7 +139,6 @@ func TestEncodes(t *testing.T) {
 // A list built item by item is the list client-go decodes.
 func TestList(t *testing.T) {
 	t.Parallel()
-	dec := kubeDecoder(t)
 	tests := []struct {
 		name, apiVersion, listKind string
 		items                      []string // fixtures
@@ -172,11 +179,7 @@ func TestList(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Bytes: %v", err)
 			}
-			got, gvk, err := dec.Decode(body, nil, nil)
-			if err != nil {
-				t.Fatalf("client-go cannot decode it: %v", err)
-			}
-			got.GetObjectKind().SetGroupVersionKind(*gvk)
+			got := decodeAsClientGo(t, body)
 			jsoneq.Assert(t, typedJSON(t, got), want)
 		})
 	}
@@ -207,7 +210,6 @@ func withoutTypeMeta(t *testing.T, obj []byte) []byte {
 // events, bookmarks and errors as sent.
 func TestWatchEvent(t *testing.T) {
 	t.Parallel()
-	dec := kubeDecoder(t)
 	cm, err := os.ReadFile("testdata/objects/configmap.json")
 	if err != nil {
 		t.Fatal(err)
@@ -246,11 +248,7 @@ func TestWatchEvent(t *testing.T) {
 		if ev.Type != want.eventType {
 			t.Errorf("type = %q, want %q", ev.Type, want.eventType)
 		}
-		obj, gvk, err := dec.Decode(ev.Object.Raw, nil, nil)
-		if err != nil {
-			t.Fatalf("decoding the %s object: %v", want.eventType, err)
-		}
-		obj.GetObjectKind().SetGroupVersionKind(*gvk)
+		obj := decodeAsClientGo(t, ev.Object.Raw)
 		jsoneq.Assert(t, typedJSON(t, obj), string(typedJSONOf(t, want.obj, obj)))
 	}
 }
