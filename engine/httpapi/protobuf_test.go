@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,7 +29,7 @@ func protobufCodec(t *testing.T) *protobuf.Serializer {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
-	if err := errors.Join(corev1.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme)); err != nil {
+	if err := errors.Join(corev1.AddToScheme(scheme), coordinationv1.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme)); err != nil {
 		t.Fatal(err)
 	}
 	return protobuf.NewSerializer(scheme, scheme)
@@ -192,5 +193,23 @@ func TestProtobufWatch(t *testing.T) {
 	}
 	if cm, ok := obj.(*corev1.ConfigMap); ev.Type != "ADDED" || !ok || cm.Name != "watched" || cm.Data["k"] != "v" {
 		t.Fatalf("event %s: %#v", ev.Type, obj)
+	}
+}
+
+// A MicroTime (a Lease's renewTime) must have six fraction digits, as
+// metav1.MicroTime reads it: kube-apiserver refuses another form, and an
+// object holding one could not be answered in protobuf.
+func TestMicroTimeForm(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	const leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+	lease := func(name, renewTime string) string {
+		return `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"` + name + `"},"spec":{"renewTime":"` + renewTime + `"}}`
+	}
+	wantInvalid(t, s.do(http.MethodPost, leases, "application/json", lease("seconds", "2026-11-25T15:00:00Z")), "spec.renewTime", "should match")
+	s.create(leases, lease("micro", "2026-11-25T15:00:00.000000Z"))
+	got := s.mustDo(http.StatusOK, http.MethodGet, leases+"/micro", "", "", "Accept", acceptProtobuf)
+	if l, ok := decodeProtobuf(t, got).(*coordinationv1.Lease); !ok || l.Spec.RenewTime == nil || l.Spec.RenewTime.Unix() != 1795618800 {
+		t.Fatalf("lease: %#v", l)
 	}
 }
