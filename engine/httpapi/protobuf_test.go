@@ -95,6 +95,11 @@ func TestProtobufAnswers(t *testing.T) {
 	if cm, ok := decodeProtobuf(t, deleted).(*corev1.ConfigMap); !ok || cm.Name != "a" {
 		t.Fatalf("deleted: %#v", cm)
 	}
+	s.create(configMaps, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}}`)
+	collection := s.mustDo(http.StatusOK, http.MethodDelete, configMaps, "", "", "Accept", acceptProtobuf)
+	if l, ok := decodeProtobuf(t, collection).(*corev1.ConfigMapList); !ok || len(l.Items) != 1 || l.Items[0].Name != "b" {
+		t.Fatalf("deletecollection: %#v", l)
+	}
 	// JSON first, or a Table (kubectl get), still answer JSON.
 	for _, accept := range []string{"application/json, " + kubeproto.MediaType, "application/json;as=Table;v=v1;g=meta.k8s.io, application/json"} {
 		if r := s.mustDo(http.StatusOK, http.MethodGet, configMaps, "", "", "Accept", accept); r.header.Get("Content-Type") == kubeproto.MediaType {
