@@ -71,6 +71,9 @@ func TestLocalSubjectAccessReview(t *testing.T) {
 			http.StatusUnprocessableEntity, "Invalid", "spec.resourceAttributes.namespace"},
 		{"non-resource", review("team", `"nonResourceAttributes":{"path":"/metrics","verb":"get"}`),
 			http.StatusUnprocessableEntity, "Invalid", "spec.nonResourceAttributes"},
+		{"nobody", `{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview",
+			"spec":{"resourceAttributes":{"namespace":"team","verb":"get","resource":"configmaps"}}}`,
+			http.StatusUnprocessableEntity, "Invalid", "spec.user"},
 		{"another namespace in metadata", review("other", `"resourceAttributes":{"namespace":"other","verb":"get","resource":"configmaps"}`),
 			http.StatusBadRequest, "BadRequest", ""},
 	} {

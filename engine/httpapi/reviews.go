@@ -88,7 +88,7 @@ func (s *Server) handleSubjectAccessReview(w http.ResponseWriter, r *http.Reques
 		s.writeError(w, r, err)
 		return
 	}
-	a, err := subjectAttributes(review.Spec)
+	a, err := subjectAttributes("SubjectAccessReview", review.Spec)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -110,7 +110,7 @@ func (s *Server) handleLocalSubjectAccessReview(w http.ResponseWriter, r *http.R
 	if review.Namespace == "" {
 		review.Namespace = namespace
 	}
-	a, err := subjectAttributes(review.Spec)
+	a, err := subjectAttributes("LocalSubjectAccessReview", review.Spec)
 	switch {
 	case review.Namespace != namespace:
 		err = engine.Errorf(engine.CodeBadRequest, "the namespace of the provided object does not match the namespace sent on the request")
@@ -141,13 +141,14 @@ func localReviewInvalid(review *authorizationv1.LocalSubjectAccessReview) error 
 	return nil
 }
 
-// subjectAttributes are the attributes a SubjectAccessReview's spec asks
-// about. Errors: Invalid without a user or group, or without exactly one
-// of resourceAttributes and nonResourceAttributes.
-func subjectAttributes(spec authorizationv1.SubjectAccessReviewSpec) (authz.Attributes, error) {
+// subjectAttributes are the attributes the spec of a review of kind (a
+// SubjectAccessReview or LocalSubjectAccessReview) asks about. Errors:
+// Invalid without a user or group, or without exactly one of
+// resourceAttributes and nonResourceAttributes.
+func subjectAttributes(kind string, spec authorizationv1.SubjectAccessReviewSpec) (authz.Attributes, error) {
 	a, err := reviewAttributes(spec.ResourceAttributes, spec.NonResourceAttributes)
 	if err == nil && spec.User == "" && len(spec.Groups) == 0 {
-		err = reviewInvalid("SubjectAccessReview", "spec.user", "at least one of user or group must be specified")
+		err = reviewInvalid(kind, "spec.user", "at least one of user or group must be specified")
 	}
 	if err != nil {
 		return a, err
