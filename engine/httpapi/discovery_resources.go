@@ -51,7 +51,7 @@ func (s *Server) discoveryResources(snap *registry.Snapshot, group, version stri
 		}
 		out = append(out, d)
 	}
-	return out
+	return append(out, reviewDiscovery(snap, group, version)...)
 }
 
 // storageVersionHash is kube-apiserver's hash of the version objects are

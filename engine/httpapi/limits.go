@@ -67,7 +67,9 @@ var errTimeout = &engine.Error{Code: engine.CodeTimeout, RetryAfterSeconds: 1,
 
 // withTimeout bounds a request that is not a watch by the request
 // timeout; the handler's storage calls end with the context, and
-// writeError answers 504.
+// writeError answers 504. Reading the body ends then too: a client that
+// never sends the body it announced would otherwise keep its in-flight
+// slot for as long as it likes.
 func (s *Server) withTimeout(next http.Handler) http.Handler {
 	if s.requestTimeout <= 0 {
 		return next
@@ -79,6 +81,10 @@ func (s *Server) withTimeout(next http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
 		defer cancel()
+		deadline, _ := ctx.Deadline()
+		// ErrNotSupported only for a ResponseWriter that is not net/http's:
+		// nothing reads a body from the network then.
+		_ = http.NewResponseController(w).SetReadDeadline(deadline)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -62,6 +62,9 @@ type Options struct {
 	// MinRequestTimeout is the shortest a watch without timeoutSeconds
 	// lasts (it ends between once and twice it); 0 is 30 minutes.
 	MinRequestTimeout time.Duration
+	// BookmarkInterval is how often a watch that allows bookmarks gets
+	// one; 0 is 10 seconds.
+	BookmarkInterval time.Duration
 	// Auditor records requests (--audit-policy-file, --audit-log-path);
 	// nil records nothing.
 	Auditor Auditor
@@ -86,8 +89,8 @@ type Server struct {
 	readOnly   *inflight
 	mutating   *inflight
 	auditor    Auditor
-	// requestTimeout and minRequestTimeout are Options'.
-	requestTimeout, minRequestTimeout time.Duration
+	// requestTimeout, minRequestTimeout and bookmarkInterval are Options'.
+	requestTimeout, minRequestTimeout, bookmarkInterval time.Duration
 }
 
 // New returns a Server.
@@ -105,6 +108,9 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s.requestTimeout, s.minRequestTimeout = opts.RequestTimeout, opts.MinRequestTimeout
 	if s.minRequestTimeout <= 0 {
 		s.minRequestTimeout = defaultMinRequestTimeout
+	}
+	if s.bookmarkInterval = opts.BookmarkInterval; s.bookmarkInterval <= 0 {
+		s.bookmarkInterval = defaultBookmarkInterval
 	}
 	if s.registry == nil {
 		s.registry = prometheus.NewRegistry()

@@ -28,15 +28,17 @@ const defaultMinRequestTimeout = 30 * time.Minute
 // longer than any watch lives anyway (about 292 years).
 const maxTimeoutSeconds = math.MaxInt64 / int64(time.Second)
 
-// bookmarkInterval is how often a watch that allows bookmarks gets one.
-// kube-apiserver sends them about once a minute; sooner costs little here.
-var bookmarkInterval = 10 * time.Second
+// defaultBookmarkInterval is how often a watch that allows bookmarks gets
+// one unless Options say otherwise. kube-apiserver sends them about once
+// a minute; sooner costs little here.
+const defaultBookmarkInterval = 10 * time.Second
 
 // handleWatch streams watch events as newline-delimited JSON, or as
 // length-prefixed protobuf frames when protobuf was asked for, as
 // kube-apiserver does for ?watch=true.
 func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
 	opts, timeout, err := watchOptions(r, s.minRequestTimeout)
+	opts.BookmarkInterval = s.bookmarkInterval
 	f, ferr := negotiate(r, forWatch, kindOf(req.target))
 	var tb *table.Builder
 	if err == nil && ferr == nil && (f.kind == formatTable || f.kind == formatCSV) {
@@ -227,7 +229,6 @@ func watchOptions(r *http.Request, minTimeout time.Duration) (resource.WatchOpti
 	if opts.AllowBookmarks, err = parseBool(q, "allowWatchBookmarks"); err != nil {
 		return opts, 0, err
 	}
-	opts.BookmarkInterval = bookmarkInterval
 	if v := q.Get("sendInitialEvents"); v != "" {
 		send, err := parseBool(q, "sendInitialEvents")
 		if err != nil {
