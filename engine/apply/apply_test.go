@@ -130,10 +130,66 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 	}
 }
 
+// TestFastUpdateAcrossVersions: a field another manager owns through
+// another version (under another name) is not the updater's alone, so
+// the shortcut leaves it to the FieldManager, which takes it over.
+func TestFastUpdateAcrossVersions(t *testing.T) {
+	k := renamingKind()
+	v2 := func(maintainer string) []byte {
+		return []byte(`{"apiVersion":"example.com/v2","kind":"Pipe","metadata":{"name":"p"},"spec":{"maintainer":"` + maintainer + `","size":1}}`)
+	}
+	mf, err := k.Update("v2", "", nil, v2("x"), "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := k.spec.Convert(withManagedFields(v2("x"), mf), "v2", "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := k.Apply("v1", "", live, []byte(`{"apiVersion":"example.com/v1","kind":"Pipe","metadata":{"name":"p"},"spec":{"owner":"x"}}`), "alice", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live, err = k.spec.Convert(shared, "v1", "v2"); err != nil {
+		t.Fatal(err)
+	}
+	mf, err = k.Update("v2", "", live, v2("y"), "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stripTimes(mf); strings.Contains(got, "f:owner") {
+		t.Fatalf("alice kept the field bob changed: %s", mf)
+	}
+}
+
+func withManagedFields(obj, mf []byte) []byte {
+	return []byte(strings.Replace(string(obj), `"metadata":{`, `"metadata":{"managedFields":`+string(mf)+`,`, 1))
+}
+
 func stripTimes(mf []byte) string {
 	var out []string
 	for _, e := range gjson.ParseBytes(mf).Array() {
 		out = append(out, e.Get("manager").Str+e.Get("operation").Str+e.Get("fieldsV1").Raw)
 	}
 	return strings.Join(out, ";")
+}
+
+// renamingKind has two versions that name one field differently: v1's
+// spec.owner is v2's spec.maintainer.
+func renamingKind() *Kind {
+	schema := func(field string) []byte {
+		return []byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{"` + field +
+			`":{"type":"string"},"size":{"type":"integer"}}}}}`)
+	}
+	rename := map[string][2]string{"v1": {"owner", "maintainer"}, "v2": {"maintainer", "owner"}}
+	return NewKind(Spec{Group: "example.com", Kind: "Pipe",
+		Versions: []Version{{Name: "v1", Schema: schema("owner")}, {Name: "v2", Schema: schema("maintainer")}},
+		Convert: func(obj []byte, from, to string) ([]byte, error) {
+			if from == to {
+				return obj, nil
+			}
+			names := rename[from]
+			out := strings.Replace(string(obj), `"`+names[0]+`"`, `"`+names[1]+`"`, 1)
+			return []byte(strings.Replace(out, `"example.com/`+from+`"`, `"example.com/`+to+`"`, 1)), nil
+		}})
 }

@@ -16,7 +16,9 @@ import (
 // time to now (kube-apiserver's managedFieldsUpdater), re-sorted as
 // kube-apiserver sorts entries; an update that changes nothing leaves
 // managedFields as they are. Anything else (a field added or removed, a
-// list changed, a field another manager also owns) takes the full merge.
+// list changed, a field another manager also owns, an entry of another
+// apiVersion, whose paths name fields as that version does) takes the
+// full merge.
 func fastUpdate(apiVersion, subresource string, live, obj []byte, manager string, now time.Time) ([]byte, bool) {
 	entries := gjson.GetBytes(live, "metadata.managedFields").Array()
 	if len(entries) == 0 || subresource == "" && gjson.GetBytes(obj, "metadata.managedFields").Exists() {
@@ -32,8 +34,10 @@ func fastUpdate(apiVersion, subresource string, live, obj []byte, manager string
 	}
 	own := -1
 	for i, e := range entries {
-		if e.Get("manager").Str == manager && e.Get("operation").Str == "Update" &&
-			e.Get("apiVersion").Str == apiVersion && e.Get("subresource").Str == subresource {
+		if e.Get("apiVersion").Str != apiVersion {
+			return nil, false // its fields have other names: see TestFastUpdateAcrossVersions
+		}
+		if e.Get("manager").Str == manager && e.Get("operation").Str == "Update" && e.Get("subresource").Str == subresource {
 			own = i
 		}
 	}
