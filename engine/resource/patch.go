@@ -13,6 +13,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/schema"
 )
 
 // Patch types. JSON and merge patches apply to every kind. A strategic
@@ -71,6 +72,12 @@ func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType strin
 	w, err := s.loadForUpdate(ctx, t, name, opts)
 	if err != nil {
 		return Result{}, err
+	}
+	if patchType == MergePatch {
+		// The merge keeps the last of duplicate keys; kube-apiserver reports the others.
+		var found []string
+		patch, found = schema.DropDuplicates(patch)
+		w.reportFields("duplicate", found)
 	}
 	patched, err := applyPatch(t, patchType, w.Old, patch)
 	if err != nil {
