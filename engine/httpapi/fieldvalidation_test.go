@@ -22,17 +22,17 @@ import (
 // and apply, JSON and YAML; not yet their JSON patch cases, whose
 // operations' own unknown and duplicate fields kube-apiserver reports) and test/e2e/apimachinery's
 // field_validation.go and apply.go ("should work for CRDs"). The bodies and
-// the definitions' schema are theirs, in testdata/fieldvalidation.
+// the definitions' schema are theirs, in testdata/kubeparity.
 
 const (
 	noxus  = "/apis/mygroup.example.com/v1beta1/noxus"
 	looses = "/apis/mygroup.example.com/v1beta1/looses"
 )
 
-// fixture reads testdata/fieldvalidation/name, formatted with args.
+// fixture reads testdata/kubeparity/name, formatted with args.
 func fixture(t *testing.T, name string, args ...any) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "fieldvalidation", name))
+	raw, err := os.ReadFile(filepath.Join("testdata", "kubeparity", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func fixture(t *testing.T, name string, args ...any) string {
 // field validation tests: Noxu, whose schema declares every field, and
 // Loose, whose spec keeps unknown fields.
 func newFieldValidationServer(t *testing.T) *testServer {
-	snap, problems := registry.Load(os.DirFS("testdata/fieldvalidation/definitions"), fstest.MapFS{})
+	snap, problems := registry.Load(os.DirFS("testdata/kubeparity/definitions"), fstest.MapFS{})
 	if len(problems) > 0 {
 		t.Fatalf("definitions: %v", problems)
 	}

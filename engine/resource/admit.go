@@ -3,7 +3,8 @@ package resource
 import (
 	"fmt"
 
-	"github.com/dynapi/dynapi/engine")
+	"github.com/dynapi/dynapi/engine"
+)
 
 // admit runs the schema steps of a write on obj (in the target version,
 // pruned: see admitStage): apply defaults, validate. Problems found in metadata
