@@ -18,9 +18,8 @@ import (
 // The field validation parity tests assert what Kubernetes' own tests
 // assert of custom resources: k8s.io/kubernetes test/integration/apiserver
 // field_validation_test.go (the CRD cases: unknown and duplicate fields,
-// Strict, Warn, Ignore and no directive, in create, update, merge patch
-// and apply, JSON and YAML; not yet their JSON patch cases, whose
-// operations' own unknown and duplicate fields kube-apiserver reports) and test/e2e/apimachinery's
+// Strict, Warn, Ignore and no directive, in create, update, merge and JSON
+// patch and apply, JSON and YAML) and test/e2e/apimachinery's
 // field_validation.go and apply.go ("should work for CRDs"). The bodies and
 // the definitions' schema are theirs, in testdata/kubeparity.
 
@@ -77,10 +76,7 @@ var (
 	crdUnknownAndDuplicates = []string{
 		`duplicate field "metadata.name"`, `duplicate field "spec.unknownDupe"`, `duplicate field "spec.knownField1"`,
 		`duplicate field "spec.ports[0].hostPort"`, `unknown field "metadata.unknownMeta"`, `unknown field "spec.ports[0].unknownNested"`,
-		`unknown field "spec.unknown1"`, `unknown field "spec.unknownDupe"`,
-		// Not yet: kube-apiserver also reports unknown fields in the
-		// metadata of an embedded resource (last, after the others):
-		// `unknown field "spec.embeddedObj.metadata.unknownEmbeddedMeta"`.
+		`unknown field "spec.unknown1"`, `unknown field "spec.unknownDupe"`, `unknown field "spec.embeddedObj.metadata.unknownEmbeddedMeta"`,
 	}
 	crdUnknownAndDuplicatesYAML = append([]string{
 		`line 6: key "name" already set in map`, `line 12: key "unknownDupe" already set in map`,
@@ -172,6 +168,17 @@ func TestFieldValidationParity(t *testing.T) {
 			name := "merge-patch-" + c.name
 			created(name)
 			c.check(t, s, http.MethodPatch, noxus+"/"+name, "application/merge-patch+json", fixture(t, "merge-patch.json"))
+		})
+	}
+	jsonPatchWarnings := []string{
+		`json patch unknown field "[0].foo"`, `json patch duplicate field "[1].path"`, `unknown field "spec.ports[0].unknownNested"`,
+		`unknown field "spec.unknown1"`, `unknown field "spec.unknown3"`, `unknown field "spec.unknownDupe"`,
+	}
+	for _, c := range directiveCases("strict decoding error: "+strings.Join(jsonPatchWarnings, ", "), jsonPatchWarnings) {
+		t.Run("json-patch-"+c.name, func(t *testing.T) {
+			name := "json-patch-" + c.name
+			created(name)
+			c.check(t, s, http.MethodPatch, noxus+"/"+name, "application/json-patch+json", fixture(t, "json-patch.json"))
 		})
 	}
 	for _, c := range directiveCases(strictApply, applyDuplicates) {

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/schema"
 )
 
 // Field validation directives (the fieldValidation query parameter).
@@ -64,18 +65,12 @@ func yamlErrors(lines []string) string {
 	return "yaml: unmarshal errors:\n  " + strings.Join(lines, "\n  ")
 }
 
-// objectMetaFields are the members of ObjectMeta.
-var objectMetaFields = []string{
-	"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-	"deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers", "managedFields",
-}
-
 // unknownMeta are the paths of metadata's members that ObjectMeta does not
 // have, which kube-apiserver drops and reports.
 func unknownMeta(obj []byte) []string {
 	var out []string
 	gjson.GetBytes(obj, "metadata").ForEach(func(k, _ gjson.Result) bool {
-		if !slices.Contains(objectMetaFields, k.Str) {
+		if !slices.Contains(schema.ObjectMetaFields, k.Str) {
 			out = append(out, "metadata."+k.Str)
 		}
 		return true

@@ -2,7 +2,6 @@ package resource
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -125,7 +124,6 @@ func admitStage(_ *Service, w *Write) error {
 		metaErrs = meta.ValidateUpdate(w.Meta, w.OldMeta, t.Resource.Namespaced, w.strategy.NameRule())
 	}
 	obj, removed := t.Version.Schema.Prune(w.Object)
-	slices.Sort(removed) // kube-apiserver's pruning reports them sorted
 	w.reportFields("unknown", removed)
 	if err := w.strictError(); err != nil {
 		return err
