@@ -35,6 +35,9 @@ func fixture(t *testing.T, name string, args ...any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(string(raw), "%s") {
+		return string(raw) // a patch: nothing to fill in
+	}
 	return fmt.Sprintf(string(raw), args...)
 }
 
@@ -137,49 +140,40 @@ func TestFieldValidationParity(t *testing.T) {
 			fixture(t, "apply-ports.yaml", gv, kind, name))
 		return r.get("metadata.resourceVersion").Str
 	}
-	for _, c := range directiveCases(strictJSON, crdUnknownAndDuplicates) {
-		t.Run("post-json-"+c.name, func(t *testing.T) {
-			c.check(t, s, http.MethodPost, noxus, "application/json", fixture(t, "invalid.json", gv, kind, "post-json-"+c.name, ""))
-		})
-	}
-	for _, c := range directiveCases(strictYAML, crdUnknownAndDuplicatesYAML) {
-		t.Run("post-yaml-"+c.name, func(t *testing.T) {
-			c.check(t, s, http.MethodPost, noxus, "application/yaml", fixture(t, "invalid.yaml", gv, kind, "post-yaml-"+c.name, ""))
-		})
-	}
-	for _, c := range directiveCases(strictJSON, crdUnknownAndDuplicates) {
-		t.Run("put-json-"+c.name, func(t *testing.T) {
-			name := "put-json-" + c.name
-			c.check(t, s, http.MethodPut, noxus+"/"+name, "application/json", fixture(t, "invalid.json", gv, kind, name, created(name)))
-		})
-	}
-	for _, c := range directiveCases(strictYAML, crdUnknownAndDuplicatesYAML) {
-		t.Run("put-yaml-"+c.name, func(t *testing.T) {
-			name := "put-yaml-" + c.name
-			c.check(t, s, http.MethodPut, noxus+"/"+name, "application/yaml", fixture(t, "invalid.yaml", gv, kind, name, created(name)))
-		})
-	}
 	mergeWarnings := []string{
 		`duplicate field "spec.unknownDupe"`, `duplicate field "spec.knownField1"`, `duplicate field "spec.ports[0].hostPort"`,
 		`unknown field "spec.ports[0].unknownNested"`, `unknown field "spec.unknown1"`, `unknown field "spec.unknownDupe"`,
-	}
-	for _, c := range directiveCases("strict decoding error: "+strings.Join(mergeWarnings, ", "), mergeWarnings) {
-		t.Run("merge-patch-"+c.name, func(t *testing.T) {
-			name := "merge-patch-" + c.name
-			created(name)
-			c.check(t, s, http.MethodPatch, noxus+"/"+name, "application/merge-patch+json", fixture(t, "merge-patch.json"))
-		})
 	}
 	jsonPatchWarnings := []string{
 		`json patch unknown field "[0].foo"`, `json patch duplicate field "[1].path"`, `unknown field "spec.ports[0].unknownNested"`,
 		`unknown field "spec.unknown1"`, `unknown field "spec.unknown3"`, `unknown field "spec.unknownDupe"`,
 	}
-	for _, c := range directiveCases("strict decoding error: "+strings.Join(jsonPatchWarnings, ", "), jsonPatchWarnings) {
-		t.Run("json-patch-"+c.name, func(t *testing.T) {
-			name := "json-patch-" + c.name
-			created(name)
-			c.check(t, s, http.MethodPatch, noxus+"/"+name, "application/json-patch+json", fixture(t, "json-patch.json"))
-		})
+	requests := []struct {
+		name, method, contentType, body string
+		existing                        bool // the request names an object applied before
+		strict                          string
+		warnings                        []string
+	}{
+		{"post-json", http.MethodPost, "application/json", "invalid.json", false, strictJSON, crdUnknownAndDuplicates},
+		{"post-yaml", http.MethodPost, "application/yaml", "invalid.yaml", false, strictYAML, crdUnknownAndDuplicatesYAML},
+		{"put-json", http.MethodPut, "application/json", "invalid.json", true, strictJSON, crdUnknownAndDuplicates},
+		{"put-yaml", http.MethodPut, "application/yaml", "invalid.yaml", true, strictYAML, crdUnknownAndDuplicatesYAML},
+		{"merge-patch", http.MethodPatch, "application/merge-patch+json", "merge-patch.json", true,
+			"strict decoding error: " + strings.Join(mergeWarnings, ", "), mergeWarnings},
+		{"json-patch", http.MethodPatch, "application/json-patch+json", "json-patch.json", true,
+			"strict decoding error: " + strings.Join(jsonPatchWarnings, ", "), jsonPatchWarnings},
+	}
+	for _, rq := range requests {
+		for _, c := range directiveCases(rq.strict, rq.warnings) {
+			t.Run(rq.name+"-"+c.name, func(t *testing.T) {
+				name := rq.name + "-" + c.name
+				path, rv := noxus, ""
+				if rq.existing {
+					path, rv = noxus+"/"+name, created(name)
+				}
+				c.check(t, s, rq.method, path, rq.contentType, fixture(t, rq.body, gv, kind, name, rv))
+			})
+		}
 	}
 	for _, c := range directiveCases(strictApply, applyDuplicates) {
 		t.Run("apply-create-"+c.name, func(t *testing.T) {
