@@ -94,7 +94,6 @@ func keepServerMeta(m, old *metav1.ObjectMeta) {
 	m.DeletionTimestamp = old.DeletionTimestamp
 	m.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
 	m.Generation = old.Generation
-	m.ManagedFields = old.ManagedFields
 	m.SelfLink = "" // no longer populated by Kubernetes: drop what a client sent
 }
 

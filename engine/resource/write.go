@@ -64,6 +64,8 @@ type Write struct {
 	// the managedFields the apply computed.
 	applied bool
 	managed []byte
+	// strict are the decoding problems a Strict write is refused for.
+	strict []string
 }
 
 // writeResult is what the store stage answers.
