@@ -53,7 +53,7 @@ type Write struct {
 	// that changes nothing else still writes them, as kube-apiserver's
 	// comparison with the stored bytes does.
 	oldDefaulted bool
-	patched  bool            // Object comes from a patch: decoded already
+	patched      bool // Object comes from a patch: decoded already
 	// generatedName: the server made Name from generateName, and may make
 	// another when it is taken.
 	generatedName bool
