@@ -2,7 +2,6 @@ package schema
 
 import (
 	"bytes"
-	"unsafe"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/tidwall/gjson"
@@ -35,15 +34,14 @@ func (s *Schema) HasDefaults() bool {
 // Default, a null without a default stays (kube-apiserver prunes those
 // from requests only). It reports whether anything changed; when nothing
 // did, obj itself is returned. Only the subtrees that hold a default are
-// walked. obj must be a valid JSON object (as stored objects are).
+// walked, and first by a quick check that builds nothing (see lacks).
+// obj must be a valid JSON object (as stored objects are).
 func (s *Schema) DefaultStored(obj []byte) ([]byte, bool) {
-	// Why a view, not gjson.ParseBytes: every object of a list passes
-	// here, and the walk only reads obj (changes are built in new bytes),
-	// so copying it to a string would be the whole cost of an object that
-	// has its defaults already.
-	root := gjson.Parse(unsafe.String(unsafe.SliceData(obj), len(obj)))
+	if !s.lacksDefaults(obj) {
+		return obj, false
+	}
 	d := defaulter{keepNulls: true}
-	if out := d.value(root, s.root); out != nil {
+	if out := d.value(gjson.ParseBytes(obj), s.root); out != nil {
 		return out, true
 	}
 	return obj, false
