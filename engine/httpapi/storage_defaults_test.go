@@ -3,8 +3,6 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,28 +18,14 @@ import (
 // "matte" and shown in a printer column.
 func loadWithWidgetFinish(t *testing.T) *registry.Snapshot {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../../schemas")); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "shop.example.com", "widget.yaml")
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.Replace(string(src), "          size:\n", "          finish: {type: string, default: matte}\n          size:\n", 1)
-	edited = strings.Replace(edited, "  - name: Size\n", "  - name: Finish\n    type: string\n    jsonPath: .spec.finish\n  - name: Size\n", 1)
-	if strings.Count(edited, "finish") != 2 {
-		t.Fatal("the shipped widget.yaml changed shape: update this test's edit")
-	}
-	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	snap, problems := registry.Load(os.DirFS(dir), os.DirFS("../../conversions"))
-	if len(problems) > 0 {
-		t.Fatalf("problems: %v", problems)
-	}
-	return snap
+	return loadShippedEdited(t, "shop.example.com/widget.yaml", func(src string) string {
+		edited := strings.Replace(src, "          size:\n", "          finish: {type: string, default: matte}\n          size:\n", 1)
+		edited = strings.Replace(edited, "  - name: Size\n", "  - name: Finish\n    type: string\n    jsonPath: .spec.finish\n  - name: Size\n", 1)
+		if strings.Count(edited, "finish") != 2 {
+			t.Fatal("the shipped widget.yaml changed shape: update this test's edit")
+		}
+		return edited
+	})
 }
 
 // TestStorageDefaultsOnRead stores a Widget, then gives its schema a new
