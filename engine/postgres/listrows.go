@@ -56,7 +56,7 @@ type merger struct {
 	changed []engine.Object
 	all     bool // keys order by resource last
 	// body turns a row's body column into the object's body: fromJSONB,
-	// or compactJSONB alone for a metadata-only list (nothing to reorder).
+	// or compactFromJSONB for a metadata-only list (nothing to reorder).
 	body func([]byte) []byte
 	row  *engine.Object
 	sent int64 // objects passed to each
