@@ -17,20 +17,11 @@ func SkipSpace(s string, i int) int {
 	return i
 }
 
-// SkipString returns the index just past the string that starts at s[i].
-// Short strings (most keys) are read byte by byte; longer ones jump from
-// quote to quote (IndexByte is vectorized, but a call costs more than a
-// few bytes). A quote ends the string unless an odd number of backslashes
-// escapes it.
+// SkipString returns the index just past the string that starts at s[i],
+// jumping from quote to quote (IndexByte is vectorized): most of a body's
+// bytes are in strings. A quote ends the string unless an odd number of
+// backslashes escapes it.
 func SkipString(s string, i int) int {
-	for j := i + 1; j < len(s) && j <= i+16; j++ {
-		if s[j] == '\\' {
-			break
-		}
-		if s[j] == '"' {
-			return j + 1
-		}
-	}
 	for j := i + 1; j < len(s); {
 		k := strings.IndexByte(s[j:], '"')
 		if k < 0 {

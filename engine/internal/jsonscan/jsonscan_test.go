@@ -11,7 +11,7 @@ func TestSkipValue(t *testing.T) {
 		{"short string", `"ab",1`, 0, 4},
 		{"long string", `"` + "0123456789abcdefghij" + `",1`, 0, 22},
 		{"escaped quotes", `"a\"b\\",1`, 0, 8},
-		{"escaped quote past the short run", `"0123456789abcdef\"x",1`, 0, 21},
+		{"escaped quote after 16 bytes", `"0123456789abcdef\"x",1`, 0, 21},
 		{"number", `12.5e3,`, 0, 6},
 		{"literal before a bracket", `true]`, 0, 4},
 		{"object with brackets in strings", `{"a":"}]","b":[1,{"c":"{"}]},`, 0, 28},
