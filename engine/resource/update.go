@@ -42,7 +42,7 @@ func (s *Service) loadForUpdate(ctx context.Context, t Target, name string, opts
 		return nil, err
 	}
 	w := &Write{Target: t, Operation: UpdateOperation, Name: name, Options: opts, stored: stored}
-	if w.oldHub, err = storedToHub(t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
+	if w.oldHub, w.oldDefaulted, err = storedToHub(t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
 		return nil, err
 	}
 	if w.Old, err = hubIn(t.Resource, w.oldHub, t.Version); err != nil {
