@@ -27,6 +27,9 @@ func (g *generator) string(out []byte, s gjson.Result) []byte {
 		return append(out, enum[(g.index+g.n)%len(enum)].Raw...)
 	}
 	if v, ok := formats[s.Get("format").Str]; ok {
+		if pattern := s.Get("pattern"); pattern.Exists() {
+			v = matching(pattern.Str, v, microTime)
+		}
 		return gjson.AppendJSONString(out, v)
 	}
 	word := "s" + strconv.Itoa(g.n)
@@ -42,14 +45,21 @@ func (g *generator) string(out []byte, s gjson.Result) []byte {
 	return gjson.AppendJSONString(out, word)
 }
 
-// matching returns word, or a simple string the pattern accepts: the proof
-// needs valid objects, not clever ones.
-func matching(pattern, word string) string {
+// microTime is a date-time in the form Kubernetes' MicroTime fields require
+// (a pattern in their schemas): six digits of fraction.
+const microTime = "2026-01-02T03:04:05.000000Z"
+
+// simpleWords are tried, in order, when a word does not fit a pattern.
+var simpleWords = []string{"a", "abc", "a1", "A", "Abc", "1", "12", "a-b", "a.b", "a_b", "x:y"}
+
+// matching returns word, or a simple string the pattern accepts (the
+// alternatives first): the proof needs valid objects, not clever ones.
+func matching(pattern, word string, alternatives ...string) string {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return word
 	}
-	for _, w := range []string{word, "a", "abc", "a1", "A", "Abc", "1", "12", "a-b", "a.b", "a_b", "x:y"} {
+	for _, w := range append(append([]string{word}, alternatives...), simpleWords...) {
 		if re.MatchString(w) {
 			return w
 		}
