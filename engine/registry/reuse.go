@@ -3,8 +3,6 @@ package registry
 import (
 	"bytes"
 	"crypto/sha256"
-
-	"github.com/dynapi/dynapi/engine/apply"
 )
 
 // A load reuses what the previous snapshot compiled. Compiling a
@@ -71,10 +69,11 @@ func (l *loader) remember(file string, key sourceKey, first, problems int) {
 
 // fresh returns a copy of a Resource that has no rules attached, for
 // one load to attach its rules to. It shares the compiled versions; its
-// Fields convert through the copy's rules.
+// Fields, which must convert through the copy's rules, are bound once the
+// load serves it (see bindFields).
 func (r *Resource) fresh() *Resource {
 	c := *r
-	c.Fields = apply.NewKind(fieldsSpec(&c))
+	c.Fields = nil
 	return &c
 }
 
