@@ -85,7 +85,11 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	m.api.Store(cp.API)
-	cp.API.PrepareOpenAPI()
+	// Built before serving, so that no client waits for them; a swap
+	// meanwhile prepares them again.
+	if err := cp.API.BuildOpenAPI(); err != nil {
+		m.Logger.Warn("OpenAPI documents not built", "err", err)
+	}
 	return m.serve(cp.API)
 }
 

@@ -64,11 +64,15 @@ func TestBuildFromReusesUnchangedGroupVersions(t *testing.T) {
 			t.Errorf("%s: reused = %v, want %v", path, reused, !changed)
 		}
 	}
-	var assembled, whole openapiv2.Document
-	if err := proto.Unmarshal(next.V2().Proto, &assembled); err != nil {
+	v2, err := next.V2()
+	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, err := openapiv2.ParseDocument(next.V2().JSON)
+	var assembled, whole openapiv2.Document
+	if err := proto.Unmarshal(v2.Proto, &assembled); err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := openapiv2.ParseDocument(v2.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,5 +85,43 @@ func TestBuildFromReusesUnchangedGroupVersions(t *testing.T) {
 		t.Errorf("assembled protobuf: %d paths, %d definitions; JSON: %d paths, %d definitions",
 			len(assembled.GetPaths().GetPath()), len(assembled.GetDefinitions().GetAdditionalProperties()),
 			len(whole.GetPaths().GetPath()), len(whole.GetDefinitions().GetAdditionalProperties()))
+	}
+}
+
+// The v2 document is rendered when it is first asked for, not with the v3
+// documents; a group version's share of it is rendered once, and reused by
+// the documents of later snapshots while the group version is unchanged.
+func TestV2RenderedOnDemand(t *testing.T) {
+	files := map[string]string{
+		"a.yaml": definition("a.example.com", "Apple", "v1"),
+		"b.yaml": definition("b.example.com", "Banana", "v1"),
+	}
+	snap := load(t, nil, files)
+	first, err := Build(snap, noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, p := range first.gvs {
+		if p.v2.proto != nil {
+			t.Errorf("%s: v2 rendered with the v3 documents", path)
+		}
+	}
+	if _, err := first.V2(); err != nil {
+		t.Fatal(err)
+	}
+	files["b.yaml"] = definition("b.example.com", "Banana", "v1", "v2")
+	next, err := BuildFrom(first, load(t, snap, files), noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := next.V2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if apple := next.gvs["apis/a.example.com/v1"]; apple != first.gvs["apis/a.example.com/v1"] || apple.v2.proto == nil {
+		t.Error("the unchanged group version's v2 share was not reused")
+	}
+	if !strings.Contains(string(v2.JSON), "b.example.com.v2.Banana") {
+		t.Errorf("the changed group version is missing from v2: %.300s", v2.JSON)
 	}
 }

@@ -96,8 +96,9 @@ func members(m map[string]any) ([]byte, error) {
 	return out[1 : len(out)-1], nil
 }
 
-// assembleV2 joins the parts into the whole document, after a header
-// holding the metadata models every kind's model refers to.
+// assembleV2 joins the parts, whose v2 shares are rendered, into the whole
+// document, after a header holding the metadata models every kind's model
+// refers to.
 func assembleV2(parts []*part) (V2, error) {
 	metaModels := metaModelsV2()
 	pb, err := v2Proto(map[string]any{}, metaModels)
