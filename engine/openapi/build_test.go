@@ -121,7 +121,7 @@ func TestV2RenderedOnDemand(t *testing.T) {
 	if apple := next.gvs["apis/a.example.com/v1"]; apple != first.gvs["apis/a.example.com/v1"] || apple.v2.proto == nil {
 		t.Error("the unchanged group version's v2 share was not reused")
 	}
-	if !strings.Contains(string(v2.JSON), "b.example.com.v2.Banana") {
+	if !strings.Contains(string(v2.JSON), "com.example.b.v2.Banana") {
 		t.Errorf("the changed group version is missing from v2: %.300s", v2.JSON)
 	}
 }
