@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/google/gnostic-models/compiler"
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
+	"github.com/tidwall/gjson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynapi/dynapi/engine/registry"
@@ -76,7 +78,8 @@ func v2Proto(paths, definitions map[string]any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := openapiv2.ParseDocument(body)
+	root := yamlNode(gjson.ParseBytes(body))
+	doc, err := openapiv2.NewDocument(root, compiler.NewContextWithExtensions("$root", root, nil, nil))
 	if err != nil {
 		return nil, fmt.Errorf("openapi v2: %w", err)
 	}
