@@ -42,6 +42,7 @@ type Main struct {
 	reloading    chan struct{} // closed when the reloader's Run returns
 	indexer      *fieldIndexer
 	api          atomic.Pointer[httpapi.Server] // set once serving; OnSwap prepares its documents
+	release      releaser                       // returns the memory of definition changes
 	stopIndexer  context.CancelFunc
 	controlPlane *controlplane.ControlPlane
 	auditLog     *audit.Log       // with --audit-policy-file
@@ -177,6 +178,7 @@ func (m *Main) Close() error {
 		m.stopReload()
 		<-m.reloading
 	}
+	m.release.stop()
 	if m.stopIndexer != nil {
 		m.stopIndexer() // before the pool closes: an index build in progress is cancelled
 		<-m.indexer.done
