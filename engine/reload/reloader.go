@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -136,7 +135,8 @@ func (r *Reloader) Reload() error {
 // SetAPIDefinitions replaces the definitions created through the API
 // (name → CustomResourceDefinition JSON) and builds a snapshot with them
 // before it returns. Their resources and problems have the File
-// registry.APIFilePrefix + name.
+// registry.APIFilePrefix + name. It keeps the slices: the caller must not
+// modify them afterwards.
 func (r *Reloader) SetAPIDefinitions(defs map[string][]byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -149,7 +149,7 @@ func (r *Reloader) SetAPIDefinitions(defs map[string][]byte) {
 			api[name], sums[name] = old, r.apiSums[name]
 			continue
 		}
-		api[name], sums[name] = slices.Clone(def), sha256.Sum256(def) // the caller may reuse its buffers
+		api[name], sums[name] = def, sha256.Sum256(def)
 	}
 	r.api, r.apiSums = api, sums
 	_ = r.reloadLocked() // logged
