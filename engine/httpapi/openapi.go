@@ -114,9 +114,9 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	body, contentType := doc.JSON, "application/json"
+	write, contentType := doc.WriteJSON, "application/json"
 	if accept := r.Header.Get("Accept"); strings.Contains(accept, "com.github.proto-openapi.spec.v2") {
-		body, contentType = doc.Proto, protobufV2
+		write, contentType = doc.WriteProto, protobufV2
 	}
 	etag := `"` + doc.Hash + `"`
 	w.Header().Set("Etag", etag)
@@ -127,7 +127,7 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", contentType)
-	_, _ = w.Write(body)
+	_ = write(w) // the client went away
 }
 
 // deletesCollections is the strategies' say, for the documents.

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -64,15 +65,12 @@ func TestBuildFromReusesUnchangedGroupVersions(t *testing.T) {
 			t.Errorf("%s: reused = %v, want %v", path, reused, !changed)
 		}
 	}
-	v2, err := next.V2()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v2JSON, v2Proto := v2Bytes(t, next)
 	var assembled, whole openapiv2.Document
-	if err := proto.Unmarshal(v2.Proto, &assembled); err != nil {
+	if err := proto.Unmarshal(v2Proto, &assembled); err != nil {
 		t.Fatal(err)
 	}
-	parsed, err := openapiv2.ParseDocument(v2.JSON)
+	parsed, err := openapiv2.ParseDocument(v2JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,14 +112,28 @@ func TestV2RenderedOnDemand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := next.V2()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v2JSON, _ := v2Bytes(t, next)
 	if apple := next.gvs["apis/a.example.com/v1"]; apple != first.gvs["apis/a.example.com/v1"] || apple.v2.proto == nil {
 		t.Error("the unchanged group version's v2 share was not reused")
 	}
-	if !strings.Contains(string(v2.JSON), "com.example.b.v2.Banana") {
-		t.Errorf("the changed group version is missing from v2: %.300s", v2.JSON)
+	if !strings.Contains(string(v2JSON), "com.example.b.v2.Banana") {
+		t.Errorf("the changed group version is missing from v2: %.300s", v2JSON)
 	}
+}
+
+// v2Bytes renders the v2 document of docs in JSON and in protobuf.
+func v2Bytes(t *testing.T, docs *Docs) (jsonDoc, protoDoc []byte) {
+	t.Helper()
+	v2, err := docs.V2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j, p bytes.Buffer
+	if err := v2.WriteJSON(&j); err != nil {
+		t.Fatal(err)
+	}
+	if err := v2.WriteProto(&p); err != nil {
+		t.Fatal(err)
+	}
+	return j.Bytes(), p.Bytes()
 }

@@ -151,7 +151,7 @@ func (d *Docs) V2() (V2, error) {
 			return err
 		})
 		if d.v2err == nil {
-			d.v2, d.v2err = assembleV2(d.parts)
+			d.v2, d.v2err = newV2(d.parts)
 		}
 	})
 	return d.v2, d.v2err
