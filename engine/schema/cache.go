@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"weak"
 )
 
@@ -15,8 +16,9 @@ import (
 // is written and loaded again when its event arrives; its versions often
 // share one schema; a file that changes keeps most of its schemas. So
 // compiled schemas are found again by their content while anything uses
-// them: a Schema is immutable, and one compile serves every definition
-// and version that declares the same schema.
+// them, or for holdTime after they were compiled: a Schema is immutable,
+// and one compile serves every definition and version that declares the
+// same schema.
 
 // cacheKey is the hash of a schema's canonical JSON: its keys sorted and
 // its spacing dropped, so that the same schema read back from PostgreSQL
@@ -27,18 +29,28 @@ func keyOf(decoded map[string]any) cacheKey {
 	return sha256.Sum256(marshal(decoded))
 }
 
-// recentSchemas is how many of the last schemas compiled are held even
-// when nothing else uses them: a definition checked on its write is
-// loaded moments later, and the collector may run between the two.
-const recentSchemas = 256
+// holdTime is how long a schema just compiled is held even when nothing
+// else uses it: a definition checked on its write is loaded when its event
+// reaches the CRD controller, which under a burst of creates (kubectl
+// apply of a folder of CRDs) runs seconds behind, and the collector may
+// run between the two. maxHeld bounds what is held.
+const (
+	holdTime = 30 * time.Second
+	maxHeld  = 8192
+)
 
 // schemaCache finds compiled schemas by content. Entries are weak: a
 // schema nothing uses is collected, and its entry removed.
 type schemaCache struct {
-	mu     sync.Mutex
-	byKey  map[cacheKey]weak.Pointer[Schema]
-	recent [recentSchemas]*Schema // a ring; next is the slot to fill
-	next   int
+	mu    sync.Mutex
+	byKey map[cacheKey]weak.Pointer[Schema]
+	held  []heldSchema // oldest first
+}
+
+// heldSchema is a schema compiled at a time.
+type heldSchema struct {
+	s  *Schema
+	at time.Time
 }
 
 var (
@@ -66,10 +78,19 @@ func (c *schemaCache) put(key cacheKey, s *Schema) *Schema {
 		return live
 	}
 	c.byKey[key] = weak.Make(s)
-	c.recent[c.next] = s
-	c.next = (c.next + 1) % recentSchemas
+	c.holdLocked(s, time.Now())
 	runtime.AddCleanup(s, c.drop, key)
 	return s
+}
+
+// holdLocked holds s, and lets go of what was held long enough.
+func (c *schemaCache) holdLocked(s *Schema, now time.Time) {
+	expired := 0
+	for expired < len(c.held) && (now.Sub(c.held[expired].at) > holdTime || len(c.held)-expired >= maxHeld) {
+		c.held[expired] = heldSchema{} // not kept alive by the array
+		expired++
+	}
+	c.held = append(c.held[expired:], heldSchema{s, now})
 }
 
 // drop removes the entry of a collected schema, unless the content was

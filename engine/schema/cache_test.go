@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"runtime"
 	"testing"
 )
 
@@ -35,5 +36,21 @@ func TestCompileSharesTheSameContent(t *testing.T) {
 				t.Error("a shared schema is not Equal to itself")
 			}
 		})
+	}
+}
+
+// A schema just compiled is found again even when nothing used it in the
+// meantime and the collector ran: the check of a definition's write
+// compiles what the controller loads moments later.
+func TestCompileHoldsWhatItJustCompiled(t *testing.T) {
+	// Not parallel: it counts the package's compiles.
+	text := spec(`"cacheHeld":{"type":"string"}`)
+	before := Compiles()
+	mustCompile(t, text)
+	runtime.GC()
+	runtime.GC()
+	mustCompile(t, text)
+	if n := Compiles() - before; n != 1 {
+		t.Errorf("%d compiles, want 1", n)
 	}
 }
