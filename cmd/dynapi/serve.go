@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -91,6 +92,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := cp.API.BuildOpenAPI(); err != nil {
 		m.Logger.Warn("OpenAPI documents not built", "err", err)
 	}
+	// Loading the definitions left garbage of several times what they
+	// hold (see releaser): returned before serving, not some time after.
+	debug.FreeOSMemory()
 	return m.serve(cp.API)
 }
 
