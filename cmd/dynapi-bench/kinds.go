@@ -31,12 +31,18 @@ type kindsReport struct {
 	ChangedFileMs float64   `json:"changedFileMs"` // written until served, the debounce included
 	AfterFile     []docTime `json:"afterFileChange"`
 	// API: Kinds CRDs created through the first server.
-	BaseMemory  *memory   `json:"baseMemory,omitempty"` // before
-	APIAllSec   float64   `json:"apiAllSeconds"`        // first create until all served
-	APIOneMs    float64   `json:"apiOneMs"`             // one more, created until served
-	APIMemory   *memory   `json:"apiMemory,omitempty"`  // after
-	AfterCreate []docTime `json:"afterCreate"`
+	BaseMemory *memory `json:"baseMemory,omitempty"` // before
+	APIAllSec  float64 `json:"apiAllSeconds"`        // first create until all served
+	APIOneMs   float64 `json:"apiOneMs"`             // one more, created until served
+	APIMemory  *memory `json:"apiMemory,omitempty"`  // after
+	// SettledMemory is read settleWait after APIMemory: a server may return
+	// what a burst of changes left behind once it is over.
+	SettledMemory *memory   `json:"settledMemory,omitempty"`
+	AfterCreate   []docTime `json:"afterCreate"`
 }
+
+// settleWait is how long after the last change the settled memory is read.
+const settleWait = 2 * time.Second
 
 // docTime is the time of the first request of a derived document after a change.
 type docTime struct {
@@ -158,6 +164,10 @@ func (b *bench) kindAPI(ctx context.Context, n int) error {
 		if m, err := s.memory(); err == nil {
 			r.APIMemory = &m
 		}
+		time.Sleep(settleWait)
+		if m, err := s.memory(); err == nil {
+			r.SettledMemory = &m
+		}
 	}
 	if b.cluster.bin == "" { // servers of the user's: leave them as they were
 		return b.deleteKinds(ctx, prefix, n+1)
@@ -259,6 +269,9 @@ func (r *kindsReport) writeTable(w io.Writer) {
 		perKind := float64(r.APIMemory.RSSBytes-r.BaseMemory.RSSBytes) / float64(r.Kinds+1) / 1024
 		fmt.Fprintf(w, "  through the API: memory VmRSS %s before, %s after (%.0f KiB per kind)\n",
 			mib(r.BaseMemory.RSSBytes), mib(r.APIMemory.RSSBytes), perKind)
+	}
+	if r.SettledMemory != nil {
+		fmt.Fprintf(w, "  through the API: memory VmRSS %s %s after the last change\n", mib(r.SettledMemory.RSSBytes), settleWait)
 	}
 	writeDocTimes(w, "  first after the one more:", r.AfterCreate)
 }

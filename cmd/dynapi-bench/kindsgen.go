@@ -57,7 +57,7 @@ func (k genKind) crd(extra bool) []byte {
 func (k genKind) version(name string, storage bool) map[string]any {
 	props := map[string]any{}
 	for i := range 12 {
-		props[fmt.Sprintf("field%d", i)] = fieldSchema(i)
+		props[fmt.Sprintf("field%d", i)] = fieldSchema(i, k.kind+" "+name)
 	}
 	props["selector"] = map[string]any{"type": "object", "description": describe("label selector of the pods"),
 		"additionalProperties": map[string]any{"type": "string"}}
@@ -87,9 +87,11 @@ func (k genKind) version(name string, storage bool) map[string]any {
 	}
 }
 
-// fieldSchema varies the fields' types as real CRDs do.
-func fieldSchema(i int) map[string]any {
-	d := describe(fmt.Sprintf("field %d of the gadget", i))
+// fieldSchema varies the fields' types as real CRDs do. owner (kind and
+// version) is in its description: no two kinds, nor two versions, share a
+// schema, as dynapi compiles a schema once whoever declares it.
+func fieldSchema(i int, owner string) map[string]any {
+	d := describe(fmt.Sprintf("field %d of %s", i, owner))
 	switch i % 4 {
 	case 0:
 		return map[string]any{"type": "string", "description": d, "maxLength": 253}

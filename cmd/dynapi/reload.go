@@ -41,10 +41,12 @@ func (m *Main) startReloader(ctx context.Context, service *resource.Service) err
 }
 
 // swapped hands a new snapshot to the work that follows it, without
-// waiting: the field indexes, and the OpenAPI documents.
+// waiting: the field indexes, the OpenAPI documents, and the return of
+// the memory the change left behind.
 func (m *Main) swapped(snap *registry.Snapshot) {
 	m.indexer.swapped(snap)
 	if api := m.api.Load(); api != nil {
 		api.PrepareOpenAPI()
 	}
+	m.release.changed()
 }

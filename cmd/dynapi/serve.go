@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,7 @@ type Main struct {
 	reloading    chan struct{} // closed when the reloader's Run returns
 	indexer      *fieldIndexer
 	api          atomic.Pointer[httpapi.Server] // set once serving; OnSwap prepares its documents
+	release      releaser                       // returns the memory of definition changes
 	stopIndexer  context.CancelFunc
 	controlPlane *controlplane.ControlPlane
 	auditLog     *audit.Log       // with --audit-policy-file
@@ -86,7 +88,14 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	m.api.Store(cp.API)
-	cp.API.PrepareOpenAPI()
+	// Built before serving, so that no client waits for them; a swap
+	// meanwhile prepares them again.
+	if err := cp.API.BuildOpenAPI(); err != nil {
+		m.Logger.Warn("OpenAPI documents not built", "err", err)
+	}
+	// Loading the definitions left garbage of several times what they
+	// hold (see releaser): returned before serving, not some time after.
+	debug.FreeOSMemory()
 	return m.serve(cp.API)
 }
 
@@ -178,6 +187,7 @@ func (m *Main) Close() error {
 		m.stopReload()
 		<-m.reloading
 	}
+	m.release.stop()
 	if m.stopIndexer != nil {
 		m.stopIndexer() // before the pool closes: an index build in progress is cancelled
 		<-m.indexer.done

@@ -30,7 +30,8 @@ type Definitions interface {
 	// SetAPIDefinitions replaces the definitions created through the API
 	// (name → CustomResourceDefinition JSON) and rebuilds the snapshot
 	// before it returns. Their Resources and Problems carry the File
-	// registry.APIFilePrefix + name.
+	// registry.APIFilePrefix + name. It may keep the slices, which the
+	// Controller never modifies (an object is replaced, not changed).
 	SetAPIDefinitions(defs map[string][]byte)
 	// Problems returns the problems of the current snapshot.
 	Problems() []registry.Problem

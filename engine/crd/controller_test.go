@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/schema"
 	"github.com/dynapi/dynapi/internal/wait"
 )
 
@@ -164,4 +165,25 @@ func conditions(t *testing.T, p *process, name string, want ...string) {
 		return strings.Join(got, " ") == strings.Join(want, " "), what + "; last: " + gjson.GetBytes(obj, "status").Raw
 	})
 	t.Logf("%s after %v", what, took.Round(time.Millisecond))
+}
+
+// A definition created through the API is compiled once: by the check of
+// its write; the controller's load finds that compile, and its two
+// versions, which declare one schema, share it.
+func TestDefinitionCompiledOnce(t *testing.T) {
+	a := startProcess(t, pgtest.Open(t))
+	version := func(name string, storage bool) string {
+		return fmt.Sprintf(`{"name":%q,"served":true,"storage":%v,"schema":{"openAPIV3Schema":{"type":"object",
+"properties":{"spec":{"type":"object","description":%q,"properties":{"cron":{"type":"string"}}}}}}}`, name, storage, t.Name())
+	}
+	def := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"onces.compile.example.com"},"spec":{"group":"compile.example.com","scope":"Namespaced",
+"names":{"plural":"onces","kind":"Once"},"versions":[` + version("v1", true) + "," + version("v2", false) + `]}}`
+	before := schema.Compiles()
+	a.must(http.StatusCreated, http.MethodPost, crds, def)
+	answers(t, http.StatusOK, "/apis/compile.example.com/v2/onces", a)
+	conditions(t, a, "onces.compile.example.com", "NamesAccepted=True:NoConflicts", "Established=True:InitialNamesAccepted")
+	if n := schema.Compiles() - before; n != 1 {
+		t.Errorf("%d schemas compiled for one definition of one schema, want 1", n)
+	}
 }

@@ -23,6 +23,21 @@ type definition struct {
 	group   string
 	created string // metadata.creationTimestamp
 	names   names
+	// what the object's status holds, read on first use (see written):
+	// a pass judges every definition, and most are as they were.
+	old     *status
+	oldJSON string
+	stored  []string // the storedVersions the status must hold
+}
+
+// written returns what the object's status holds, its JSON, and the
+// storedVersions it must hold.
+func (d *definition) written() (status, string, []string) {
+	if d.old == nil {
+		old := readStatus(d.obj)
+		d.old, d.oldJSON, d.stored = &old, old.json(), storedVersions(d.obj, old.StoredVersions)
+	}
+	return *d.old, d.oldJSON, d.stored
 }
 
 // definitionOf reads a stored definition, or returns what was read from

@@ -60,13 +60,13 @@ func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []re
 			est.Message = refusal(p.refusals[registry.APIFilePrefix+name])
 		}
 	}
-	old := readStatus(obj)
+	old, oldJSON, stored := d.written()
 	s = status{
 		Conditions:     []condition{c.since(accept, old), c.since(est, old)},
 		AcceptedNames:  acceptedNames,
-		StoredVersions: storedVersions(obj, old.StoredVersions),
+		StoredVersions: stored,
 	}
-	return s, s.json() != old.json()
+	return s, s.json() != oldJSON
 }
 
 func (s status) json() string {

@@ -20,6 +20,9 @@ type openapiCache struct {
 	current atomic.Pointer[builtDocs]
 	mu      sync.Mutex  // one build at a time
 	queued  atomic.Bool // a PrepareOpenAPI build is about to start
+	// v2Wanted is set once a client asked for /openapi/v2: from then on,
+	// PrepareOpenAPI renders it too.
+	v2Wanted atomic.Bool
 }
 
 type builtDocs struct {
@@ -105,10 +108,15 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	doc := docs.V2()
-	body, contentType := doc.JSON, "application/json"
+	s.openapi.v2Wanted.Store(true)
+	doc, err := docs.V2()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	write, contentType := doc.WriteJSON, "application/json"
 	if accept := r.Header.Get("Accept"); strings.Contains(accept, "com.github.proto-openapi.spec.v2") {
-		body, contentType = doc.Proto, protobufV2
+		write, contentType = doc.WriteProto, protobufV2
 	}
 	etag := `"` + doc.Hash + `"`
 	w.Header().Set("Etag", etag)
@@ -119,7 +127,7 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", contentType)
-	_, _ = w.Write(body)
+	_ = write(w) // the client went away
 }
 
 // deletesCollections is the strategies' say, for the documents.
@@ -129,15 +137,26 @@ func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 
 // PrepareOpenAPI builds the OpenAPI documents of the current snapshot in
 // the background, so that the first request after a change finds them
-// built. Calls made before the build reads the snapshot fold into it.
+// built: the v3 documents, and the v2 document once a client has asked
+// for it. Calls made before the build reads the snapshot fold into it.
 func (s *Server) PrepareOpenAPI() {
 	if s.openapi.queued.Swap(true) {
 		return // a build that has not read the snapshot yet will take the newest
 	}
 	go func() {
 		s.openapi.queued.Store(false)
-		if _, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections); err != nil {
+		if err := s.BuildOpenAPI(); err != nil {
 			s.logger.Warn("OpenAPI documents not built", "err", err)
 		}
 	}()
+}
+
+// BuildOpenAPI builds the OpenAPI documents of the current snapshot now,
+// as PrepareOpenAPI does in the background.
+func (s *Server) BuildOpenAPI() error {
+	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
+	if err == nil && s.openapi.v2Wanted.Load() {
+		_, err = docs.V2()
+	}
+	return err
 }

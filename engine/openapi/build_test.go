@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -64,11 +65,12 @@ func TestBuildFromReusesUnchangedGroupVersions(t *testing.T) {
 			t.Errorf("%s: reused = %v, want %v", path, reused, !changed)
 		}
 	}
+	v2JSON, v2Proto := v2Bytes(t, next)
 	var assembled, whole openapiv2.Document
-	if err := proto.Unmarshal(next.V2().Proto, &assembled); err != nil {
+	if err := proto.Unmarshal(v2Proto, &assembled); err != nil {
 		t.Fatal(err)
 	}
-	parsed, err := openapiv2.ParseDocument(next.V2().JSON)
+	parsed, err := openapiv2.ParseDocument(v2JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,4 +84,56 @@ func TestBuildFromReusesUnchangedGroupVersions(t *testing.T) {
 			len(assembled.GetPaths().GetPath()), len(assembled.GetDefinitions().GetAdditionalProperties()),
 			len(whole.GetPaths().GetPath()), len(whole.GetDefinitions().GetAdditionalProperties()))
 	}
+}
+
+// The v2 document is rendered when it is first asked for, not with the v3
+// documents; a group version's share of it is rendered once, and reused by
+// the documents of later snapshots while the group version is unchanged.
+func TestV2RenderedOnDemand(t *testing.T) {
+	files := map[string]string{
+		"a.yaml": definition("a.example.com", "Apple", "v1"),
+		"b.yaml": definition("b.example.com", "Banana", "v1"),
+	}
+	snap := load(t, nil, files)
+	first, err := Build(snap, noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, p := range first.gvs {
+		if p.v2.proto != nil {
+			t.Errorf("%s: v2 rendered with the v3 documents", path)
+		}
+	}
+	if _, err := first.V2(); err != nil {
+		t.Fatal(err)
+	}
+	files["b.yaml"] = definition("b.example.com", "Banana", "v1", "v2")
+	next, err := BuildFrom(first, load(t, snap, files), noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2JSON, _ := v2Bytes(t, next)
+	if apple := next.gvs["apis/a.example.com/v1"]; apple != first.gvs["apis/a.example.com/v1"] || apple.v2.proto == nil {
+		t.Error("the unchanged group version's v2 share was not reused")
+	}
+	if !strings.Contains(string(v2JSON), "com.example.b.v2.Banana") {
+		t.Errorf("the changed group version is missing from v2: %.300s", v2JSON)
+	}
+}
+
+// v2Bytes renders the v2 document of docs in JSON and in protobuf.
+func v2Bytes(t *testing.T, docs *Docs) (jsonDoc, protoDoc []byte) {
+	t.Helper()
+	v2, err := docs.V2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j, p bytes.Buffer
+	if err := v2.WriteJSON(&j); err != nil {
+		t.Fatal(err)
+	}
+	if err := v2.WriteProto(&p); err != nil {
+		t.Fatal(err)
+	}
+	return j.Bytes(), p.Bytes()
 }

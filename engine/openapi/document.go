@@ -16,14 +16,15 @@ const (
 
 // buildGroupVersion renders the document of one group version: a path item
 // per URL of every resource served in it, and a schema per kind and list kind.
-func buildGroupVersion(snap *registry.Snapshot, group, version string, deletes DeletesCollections) ([]byte, error) {
+func buildGroupVersion(resources []*registry.Resource, version string, deletes DeletesCollections) ([]byte, error) {
 	paths := map[string]any{}
 	schemas := map[string]json.RawMessage{
 		"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": json.RawMessage(objectMetaSchema),
 		"io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta":   json.RawMessage(listMetaSchema),
 		"io.k8s.apimachinery.pkg.apis.meta.v1.Status":     json.RawMessage(statusSchema),
 	}
-	for _, r := range snap.ServedResources(group, version) {
+	group := resources[0].Group // a group version is served by one resource at least
+	for _, r := range resources {
 		v, _ := r.Version(version)
 		kindSchema, err := kindSchema(r, v)
 		if err != nil {

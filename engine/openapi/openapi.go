@@ -14,16 +14,22 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
-// Docs are the OpenAPI documents of one snapshot. They are immutable.
+// Docs are the OpenAPI documents of one snapshot. They are immutable; the
+// v2 document is rendered on first use (see V2).
 type Docs struct {
-	root []byte
-	gvs  map[string]*part // by path, "apis/<group>/<version>"
-	v2   V2
+	root  []byte
+	gvs   map[string]*part // by path, "apis/<group>/<version>"
+	parts []*part          // in discovery order, the v2 document's order
+
+	v2once sync.Once
+	v2     V2
+	v2err  error
 }
 
 // Doc is one group version's document.
@@ -36,11 +42,19 @@ type Doc struct {
 // part is what one group version contributes to the documents: its v3
 // document, and its share of the v2 document. It depends on nothing but
 // the group version's served resources, which are immutable, so a part is
-// reused while they stay the same.
+// reused while they stay the same. Its v2 share is rendered when a v2
+// document is first asked for: few clients read /openapi/v2 any more, and
+// rendering it in protobuf costs eight times the v3 document.
 type part struct {
+	path      string // as Docs.gvs has it
 	resources []*registry.Resource
+	version   string
+	deletes   DeletesCollections
 	v3        Doc
-	v2        v2Part
+
+	v2once sync.Once
+	v2     v2Part
+	v2err  error
 }
 
 // DeletesCollections reports whether a resource serves DELETE on its
@@ -54,53 +68,71 @@ func Build(snap *registry.Snapshot, deletes DeletesCollections) (*Docs, error) {
 
 // BuildFrom is Build that reuses the parts of prev (nil: none) whose
 // group version serves the very same resources: after a change, only the
-// group versions it touched are rendered again. deletes must answer as it
-// did for prev.
+// group versions it touched are rendered again, on every core. deletes
+// must answer as it did for prev, and must not change its answers later.
 func BuildFrom(prev *Docs, snap *registry.Snapshot, deletes DeletesCollections) (*Docs, error) {
 	d := &Docs{gvs: map[string]*part{}}
-	type entry struct {
-		URL string `json:"serverRelativeURL"`
-	}
-	root := map[string]entry{}
-	var parts []*part
+	var todo []*part
 	for _, g := range snap.Groups() {
 		for _, v := range g.Versions {
 			path := gvPath(g.Name, v)
-			p, err := prev.partFor(path, snap, g.Name, v, deletes)
-			if err != nil {
-				return nil, fmt.Errorf("openapi for %s/%s: %w", g.Name, v, err)
+			p := prev.reusable(path, snap.ServedResources(g.Name, v))
+			if p == nil {
+				p = &part{path: path, resources: snap.ServedResources(g.Name, v), version: v, deletes: deletes}
+				todo = append(todo, p)
 			}
 			d.gvs[path] = p
-			parts = append(parts, p)
-			root[path] = entry{URL: "/openapi/v3/" + path + "?hash=" + p.v3.Hash}
+			d.parts = append(d.parts, p)
 		}
 	}
-	var err error
-	if d.v2, err = assembleV2(parts); err != nil {
-		return nil, err
-	}
-	d.root, err = json.Marshal(map[string]any{"paths": root})
-	return d, err
-}
-
-// partFor returns prev's part of a group version when it serves the same
-// resources, or renders it.
-func (prev *Docs) partFor(path string, snap *registry.Snapshot, group, version string, deletes DeletesCollections) (*part, error) {
-	resources := snap.ServedResources(group, version)
-	if prev != nil {
-		if p, ok := prev.gvs[path]; ok && slices.Equal(p.resources, resources) {
-			return p, nil
+	err := forEach(len(todo), func(i int) (err error) {
+		p := todo[i]
+		if p.v3.Body, err = buildGroupVersion(p.resources, p.version, deletes); err != nil {
+			return fmt.Errorf("openapi for %s: %w", p.path, err)
 		}
-	}
-	body, err := buildGroupVersion(snap, group, version, deletes)
+		p.v3.Hash = hashOf(p.v3.Body)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := &part{resources: resources, v3: Doc{Body: body, Hash: hashOf(body)}}
-	if p.v2, err = buildV2Part(resources, version, deletes); err != nil {
-		return nil, err
+	d.root, err = rootOf(d.gvs)
+	return d, err
+}
+
+// rootOf renders the document at /openapi/v3: where each group version's
+// document is.
+func rootOf(gvs map[string]*part) ([]byte, error) {
+	type entry struct {
+		URL string `json:"serverRelativeURL"`
 	}
-	return p, nil
+	root := make(map[string]entry, len(gvs))
+	for path, p := range gvs {
+		root[path] = entry{URL: "/openapi/v3/" + path + "?hash=" + p.v3.Hash}
+	}
+	return json.Marshal(map[string]any{"paths": root})
+}
+
+// reusable returns prev's part of a group version when it serves the same
+// resources; nil when it must be rendered.
+func (prev *Docs) reusable(path string, resources []*registry.Resource) *part {
+	if prev == nil {
+		return nil
+	}
+	if p, ok := prev.gvs[path]; ok && slices.Equal(p.resources, resources) {
+		return p
+	}
+	return nil
+}
+
+// v2Part returns the part's share of the v2 document, rendering it once.
+func (p *part) v2Part() (v2Part, error) {
+	p.v2once.Do(func() {
+		if p.v2, p.v2err = buildV2Part(p.resources, p.version, p.deletes); p.v2err != nil {
+			p.v2err = fmt.Errorf("openapi v2 for %s: %w", p.path, p.v2err)
+		}
+	})
+	return p.v2, p.v2err
 }
 
 // hashOf is the hash kube-apiserver puts in a document's URL and ETag.
@@ -109,8 +141,21 @@ func hashOf(body []byte) string {
 	return strings.ToUpper(hex.EncodeToString(sum[:]))[:128]
 }
 
-// V2 is the document at /openapi/v2.
-func (d *Docs) V2() V2 { return d.v2 }
+// V2 is the document at /openapi/v2. It is rendered on the first call,
+// from the group versions' shares that earlier documents rendered and the
+// others, rendered on every core; later calls return it.
+func (d *Docs) V2() (V2, error) {
+	d.v2once.Do(func() {
+		d.v2err = forEach(len(d.parts), func(i int) error {
+			_, err := d.parts[i].v2Part()
+			return err
+		})
+		if d.v2err == nil {
+			d.v2, d.v2err = newV2(d.parts)
+		}
+	})
+	return d.v2, d.v2err
+}
 
 // Root is the document at /openapi/v3.
 func (d *Docs) Root() []byte { return d.root }

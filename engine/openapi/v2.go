@@ -1,11 +1,19 @@
 package openapi
 
 import (
-	"bytes"
+	"bufio"
+	"crypto/sha512"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
 
+	"github.com/google/gnostic-models/compiler"
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
+	"github.com/tidwall/gjson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dynapi/dynapi/engine/registry"
@@ -13,9 +21,10 @@ import (
 
 // V2 is the Swagger 2.0 document of a snapshot, as kube-apiserver serves
 // it at /openapi/v2: in JSON, and in the protobuf encoding kubectl asks
-// for.
+// for. It is written from its group versions' shares, never held whole:
+// at 1,000 kinds the document is tens of megabytes in each encoding.
 type V2 struct {
-	JSON, Proto []byte
+	parts []*part // rendered
 	// Hash identifies the document, for its ETag.
 	Hash string
 }
@@ -28,6 +37,7 @@ type V2 struct {
 type v2Part struct {
 	paths, definitions []byte
 	proto              []byte
+	hash               string // of the three
 }
 
 // v2Info is the document's header, the same in every part.
@@ -66,8 +76,11 @@ func buildV2Part(resources []*registry.Resource, version string, deletes Deletes
 	if p.paths, err = members(paths); err != nil {
 		return p, err
 	}
-	p.definitions, err = members(definitions)
-	return p, err
+	if p.definitions, err = members(definitions); err != nil {
+		return p, err
+	}
+	p.hash = hashOf(slices.Concat(p.paths, []byte{0}, p.definitions, []byte{0}, p.proto))
+	return p, nil
 }
 
 // v2Proto renders a Swagger 2.0 document in protobuf.
@@ -76,7 +89,8 @@ func v2Proto(paths, definitions map[string]any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := openapiv2.ParseDocument(body)
+	root := yamlNode(gjson.ParseBytes(body))
+	doc, err := openapiv2.NewDocument(root, compiler.NewContextWithExtensions("$root", root, nil, nil))
 	if err != nil {
 		return nil, fmt.Errorf("openapi v2: %w", err)
 	}
@@ -96,39 +110,69 @@ func members(m map[string]any) ([]byte, error) {
 	return out[1 : len(out)-1], nil
 }
 
-// assembleV2 joins the parts into the whole document, after a header
-// holding the metadata models every kind's model refers to.
-func assembleV2(parts []*part) (V2, error) {
+// v2Header is the start of every v2 document: the metadata models every
+// kind's model refers to, as JSON object members and in protobuf.
+var v2Header = sync.OnceValues(func() (v2Part, error) {
 	metaModels := metaModelsV2()
 	pb, err := v2Proto(map[string]any{}, metaModels)
 	if err != nil {
-		return V2{}, err
+		return v2Part{}, err
 	}
 	meta, err := members(metaModels)
-	if err != nil {
+	return v2Part{definitions: meta, proto: pb}, err
+})
+
+// newV2 is the document of the parts, whose v2 shares are rendered.
+func newV2(parts []*part) (V2, error) {
+	if _, err := v2Header(); err != nil {
 		return V2{}, err
 	}
-	var paths [][]byte
-	definitions := [][]byte{meta}
+	h := sha512.New()
 	for _, p := range parts {
-		if len(p.v2.paths) > 0 {
-			paths = append(paths, p.v2.paths)
-		}
-		if len(p.v2.definitions) > 0 {
-			definitions = append(definitions, p.v2.definitions)
-		}
-		pb = append(pb, p.v2.proto...)
+		h.Write([]byte(p.v2.hash))
 	}
+	return V2{parts: parts, Hash: strings.ToUpper(hex.EncodeToString(h.Sum(nil)))}, nil
+}
+
+// WriteJSON writes the document in JSON: the header's and the parts'
+// members joined into one object.
+func (d V2) WriteJSON(w io.Writer) error {
+	header, _ := v2Header()         // newV2 checked it
 	info, _ := json.Marshal(v2Info) // strings always encode
-	var body bytes.Buffer
-	body.WriteString(`{"definitions":{`)
-	body.Write(bytes.Join(definitions, []byte(",")))
-	body.WriteString(`},"info":`)
-	body.Write(info)
-	body.WriteString(`,"paths":{`)
-	body.Write(bytes.Join(paths, []byte(",")))
-	body.WriteString(`},"swagger":"2.0"}`)
-	return V2{JSON: body.Bytes(), Proto: pb, Hash: hashOf(body.Bytes())}, nil
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`{"definitions":{`)
+	bw.Write(header.definitions)
+	for _, p := range d.parts {
+		if len(p.v2.definitions) > 0 {
+			bw.WriteString(",")
+			bw.Write(p.v2.definitions)
+		}
+	}
+	bw.WriteString(`},"info":`)
+	bw.Write(info)
+	bw.WriteString(`,"paths":{`)
+	sep := ""
+	for _, p := range d.parts {
+		if len(p.v2.paths) > 0 {
+			bw.WriteString(sep)
+			bw.Write(p.v2.paths)
+			sep = ","
+		}
+	}
+	bw.WriteString(`},"swagger":"2.0"}`)
+	return bw.Flush()
+}
+
+// WriteProto writes the document in protobuf: the header's and the parts'
+// messages one after another, which a reader merges into one.
+func (d V2) WriteProto(w io.Writer) error {
+	header, _ := v2Header() // newV2 checked it
+	bw := bufio.NewWriter(w)
+	bw.Write(header.proto)
+	for _, p := range d.parts {
+		bw.Write(p.v2.proto)
+	}
+	return bw.Flush()
 }
 
 // anyObject is a model of an object of any shape, of the given kind.

@@ -42,12 +42,24 @@ func build(n *native, file string) (*Resource, []string) {
 	}
 	sortVersions(r.Versions)
 	r.Unenforced = n.unenforced()
-	r.Fields = apply.NewKind(fieldsSpec(r))
 	return r, nil
 }
 
+// bindFields gives every resource of the load that has none its Fields,
+// once it is known to be served: a candidate that loses its names, or
+// whose previous self is adopted instead (see adoptPrevious), never needs
+// them, and describing a kind for managedFields walks all its schemas,
+// which every load would otherwise do for every definition it reuses.
+func (l *loader) bindFields() {
+	for _, r := range l.resources {
+		if r.Fields == nil {
+			r.Fields = apply.NewKind(fieldsSpec(r))
+		}
+	}
+}
+
 // fieldsSpec describes r for managedFields. Conversion is read when a
-// conversion is needed: the rules are bound to r after build.
+// conversion is needed: the rules are bound to r before bindFields.
 func fieldsSpec(r *Resource) apply.Spec {
 	s := apply.Spec{Group: r.Group, Kind: r.Kind, Convert: func(obj []byte, from, to string) ([]byte, error) {
 		return r.Conversion.Convert(obj, from, to)

@@ -61,6 +61,7 @@ func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Proble
 		l.loadConversions(conversions)
 	}
 	l.adoptPrevious()
+	l.bindFields()
 	l.checkChanges()
 	// A file's syntax errors are found before its definitions are checked;
 	// report them all in reading order, definitions first.

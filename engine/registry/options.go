@@ -29,7 +29,8 @@ type LoadOptions struct {
 	// APIDefinitions are definitions created through the API, by name: one
 	// document each (JSON, or YAML), read like a file named
 	// APIFilePrefix+name after every file. A definition file wins a name
-	// conflict with one of them.
+	// conflict with one of them. The slices must not be modified once
+	// given: a later load given the same slice takes it as the same text.
 	APIDefinitions map[string][]byte
 	// RuntimeConfig switches groups and versions off: their versions are
 	// loaded as not served.
@@ -54,9 +55,24 @@ func (l *loader) apiSources() []source {
 	var out []source
 	for _, name := range slices.Sorted(maps.Keys(l.opts.APIDefinitions)) {
 		src := l.opts.APIDefinitions[name]
-		out = append(out, source{file: APIFilePrefix + name, src: src, key: apiKey(src)})
+		out = append(out, source{file: APIFilePrefix + name, src: src, key: l.apiKeyOf(APIFilePrefix+name, src)})
 	}
 	return out
+}
+
+// apiKeyOf is apiKey, taken from the previous load when it built file from
+// the very same bytes (not equal bytes: the same slice): hashing every
+// definition on every load would cost as much as a change at 1,000 kinds.
+func (l *loader) apiKeyOf(file string, src []byte) sourceKey {
+	if b, ok := l.prev.built[file]; ok && sameBytes(b.src, src) {
+		return b.key
+	}
+	return apiKey(src)
+}
+
+// sameBytes reports whether a and b are one slice.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // apiKey identifies what a load reads of a CustomResourceDefinition

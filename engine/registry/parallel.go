@@ -77,6 +77,7 @@ func (l *loader) merge(s source, c compiled) {
 		l.report(Problem{File: s.file, Reason: s.err.Error()})
 	case c.reused:
 		l.reuse(s.file, c.key)
+		l.rememberText(s)
 	default:
 		first, problems := len(l.candidates), len(l.problems)
 		for _, p := range c.sub.problems {

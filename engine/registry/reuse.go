@@ -3,8 +3,7 @@ package registry
 import (
 	"bytes"
 	"crypto/sha256"
-
-	"github.com/dynapi/dynapi/engine/apply"
+	"strings"
 )
 
 // A load reuses what the previous snapshot compiled. Compiling a
@@ -35,6 +34,7 @@ func keyOf(src []byte, isJSON bool) sourceKey {
 // its candidates as built, before any load attached rules to them.
 type built struct {
 	key   sourceKey
+	src   []byte      // a definition created through the API: the text read (see apiKeyOf)
 	cands []candidate // res has no rules attached; doc holds no text
 }
 
@@ -60,6 +60,9 @@ func (l *loader) remember(file string, key sourceKey, first, problems int) {
 		return
 	}
 	b := &built{key: key}
+	if IsAPIFile(file) {
+		b.src = l.opts.APIDefinitions[strings.TrimPrefix(file, APIFilePrefix)]
+	}
 	for i := first; i < len(l.candidates); i++ {
 		c := l.candidates[i]
 		c.res = c.res.fresh() // the load may attach rules to the candidate
@@ -69,12 +72,24 @@ func (l *loader) remember(file string, key sourceKey, first, problems int) {
 	l.built[file] = b
 }
 
+// rememberText records the text of a reused definition created through
+// the API, when it is other bytes than the last load's (its status
+// changed, which its key leaves out), for apiKeyOf to find next time.
+func (l *loader) rememberText(s source) {
+	if b := l.built[s.file]; IsAPIFile(s.file) && !sameBytes(b.src, s.src) {
+		nb := *b
+		nb.src = s.src
+		l.built[s.file] = &nb
+	}
+}
+
 // fresh returns a copy of a Resource that has no rules attached, for
 // one load to attach its rules to. It shares the compiled versions; its
-// Fields convert through the copy's rules.
+// Fields, which must convert through the copy's rules, are bound once the
+// load serves it (see bindFields).
 func (r *Resource) fresh() *Resource {
 	c := *r
-	c.Fields = apply.NewKind(fieldsSpec(&c))
+	c.Fields = nil
 	return &c
 }
 

@@ -51,6 +51,9 @@ func TestLoadSharesUnchangedDefinitions(t *testing.T) {
 		if !changed[r.Plural] && r.Versions[0].Schema != nil && r.Versions[0].Schema != p.Versions[0].Schema {
 			t.Errorf("%s: schema compiled again", r.GroupResource())
 		}
+		if r.Fields == nil || (p == r) != (p.Fields == r.Fields) {
+			t.Errorf("%s: Fields %p, previous %p: want its own, bound once per served resource", r.GroupResource(), r.Fields, p.Fields)
+		}
 	}
 }
 
@@ -69,6 +72,9 @@ func TestLoadRebindsChangedRules(t *testing.T) {
 	}
 	if r.Conversion == nil || r.Conversion == p.Conversion {
 		t.Errorf("pipes: rules not bound anew")
+	}
+	if r.Fields == nil || r.Fields == p.Fields {
+		t.Errorf("pipes: Fields not bound to the new rules")
 	}
 }
 

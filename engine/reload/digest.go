@@ -1,6 +1,7 @@
 package reload
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"hash"
 	"io/fs"
@@ -27,10 +28,12 @@ func (d digestFS) ReadFile(name string) ([]byte, error) {
 	return b, err
 }
 
-// digestAPI adds the definitions created through the API to h, by name.
-func digestAPI(h hash.Hash, api map[string][]byte) {
-	for _, name := range slices.Sorted(maps.Keys(api)) {
-		writeDigest(h, "api/"+name, api[name])
+// digestAPI adds the definitions created through the API to h, by name,
+// each by its hash.
+func digestAPI(h hash.Hash, sums map[string][sha256.Size]byte) {
+	for _, name := range slices.Sorted(maps.Keys(sums)) {
+		sum := sums[name]
+		writeDigest(h, "api/"+name, sum[:])
 	}
 }
 

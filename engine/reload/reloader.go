@@ -1,6 +1,7 @@
 package reload
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,8 +58,11 @@ type Reloader struct {
 	logger                     *slog.Logger
 	metrics                    *metrics
 
-	mu  sync.Mutex        // one build at a time: each starts from the last one's snapshot
-	api map[string][]byte // guarded by mu
+	mu sync.Mutex // one build at a time: each starts from the last one's snapshot
+	// api are the definitions created through the API, and the hash of
+	// each; guarded by mu.
+	api     map[string][]byte
+	apiSums map[string][sha256.Size]byte
 
 	current atomic.Pointer[build]
 
@@ -132,14 +135,23 @@ func (r *Reloader) Reload() error {
 // SetAPIDefinitions replaces the definitions created through the API
 // (name → CustomResourceDefinition JSON) and builds a snapshot with them
 // before it returns. Their resources and problems have the File
-// registry.APIFilePrefix + name.
+// registry.APIFilePrefix + name. It keeps the slices: the caller must not
+// modify them afterwards.
 func (r *Reloader) SetAPIDefinitions(defs map[string][]byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.api = make(map[string][]byte, len(defs))
+	api, sums := make(map[string][]byte, len(defs)), make(map[string][sha256.Size]byte, len(defs))
 	for name, def := range defs {
-		r.api[name] = slices.Clone(def) // the caller may reuse its buffers
+		// Why keep an unchanged definition's own copy: the registry tells
+		// the definitions it loaded before by their bytes' identity (a
+		// change touches one among thousands), and its hash is known.
+		if old, ok := r.api[name]; ok && bytes.Equal(old, def) {
+			api[name], sums[name] = old, r.apiSums[name]
+			continue
+		}
+		api[name], sums[name] = def, sha256.Sum256(def)
 	}
+	r.api, r.apiSums = api, sums
 	_ = r.reloadLocked() // logged
 }
 
@@ -153,7 +165,7 @@ func (r *Reloader) reloadLocked() error {
 		Previous: prev.snap, APIDefinitions: r.api, RuntimeConfig: r.opts.RuntimeConfig,
 		CheckChange: r.checkChange(ctx, checks),
 	})
-	digestAPI(digest, r.api)
+	digestAPI(digest, r.apiSums)
 	next := &build{snap: snap, problems: problems, checks: checks.current(snap), digest: string(digest.Sum(nil)),
 		unmatched: r.opts.RuntimeConfig.Unmatched(snap)}
 	r.report(prev, next) // first, so that whoever Changed wakes finds the metrics current

@@ -25,6 +25,10 @@ const docURL = "mem://openapiv3schema.json"
 // error lists every problem, one per line, as "schema.path: reason"
 // ("properties.spec.properties.replicas.type: unknown type \"int\""); it is
 // a plain error, for the caller to report as a problem of the definition.
+//
+// A schema with the same content as one compiled before and still in use
+// (the same JSON, whatever its key order and spacing) is that one: see
+// cache.go.
 func Compile(openAPIV3Schema []byte) (*Schema, error) {
 	decoded, err := decodeJSON(openAPIV3Schema)
 	if err != nil {
@@ -34,6 +38,20 @@ func Compile(openAPIV3Schema []byte) (*Schema, error) {
 	if !ok {
 		return nil, errors.New("openAPIV3Schema: must be a schema object")
 	}
+	key := keyOf(m)
+	if s := compiled.get(key); s != nil {
+		return s, nil
+	}
+	s, err := compile(openAPIV3Schema, m)
+	if err != nil {
+		return nil, err
+	}
+	return compiled.put(key, s), nil
+}
+
+// compile compiles a schema whose JSON decoded to m.
+func compile(openAPIV3Schema []byte, m map[string]any) (*Schema, error) {
+	compiles.Add(1)
 	t := &translator{formats: make(map[string]func(any) bool)}
 	out, root := t.root(m)
 	if len(t.problems) > 0 {
