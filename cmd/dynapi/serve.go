@@ -66,7 +66,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}
-	opts := httpapi.Options{Ready: m.store.Ping, Metrics: m.metrics, Profiling: m.Config.Profiling}
+	opts := httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics, Profiling: m.Config.Profiling}
 	if err := m.secure(service, &opts); err != nil {
 		return err
 	}

@@ -32,6 +32,11 @@ type Options struct {
 	// Ready reports whether the storage is reachable, for /readyz; nil
 	// reports it always reachable.
 	Ready func(context.Context) error
+	// Unavailable reports whether an error of the storage says that it
+	// cannot be reached now (postgres.IsUnavailable): such a request is
+	// answered 503 with Retry-After rather than 500. Nil: only a failed
+	// Ready check says so.
+	Unavailable func(error) bool
 	// Logger logs what a client is not told; nil discards it.
 	Logger *slog.Logger
 	// Metrics is the registry the request metrics are registered on and
@@ -72,6 +77,7 @@ type Server struct {
 	service   *resource.Service
 	snapshots Snapshots
 	ready     func(context.Context) error
+	down      func(error) bool // Options.Unavailable
 	logger    *slog.Logger
 	router    chi.Router
 	openapi   openapiCache
@@ -92,12 +98,15 @@ type Server struct {
 
 // New returns a Server.
 func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
-	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, logger: opts.Logger,
+	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, down: opts.Unavailable, logger: opts.Logger,
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
 		authn: opts.Authenticator, anonymous: opts.Anonymous, authz: opts.Authorizer,
 		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
+	}
+	if s.down == nil {
+		s.down = func(error) bool { return false }
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -134,12 +134,23 @@ func (s *Server) writeEvent(w http.ResponseWriter, ev resource.WatchEvent, enc e
 // errorMessage is what a user sees of err: its message, or "internal
 // error" for an error that is not an engine.Error (which is logged).
 func (s *Server) errorMessage(err error) string {
+	return s.eventError(err).Message
+}
+
+// eventError is the Status of an ERROR event for err: err itself if it is
+// an *engine.Error; 503 when the storage cannot be reached (client-go
+// watches again after it); else an internal error, which is logged.
+func (s *Server) eventError(err error) *engine.Error {
 	var e *engine.Error
-	if !errors.As(err, &e) {
-		s.logger.Error("watch failed", "err", err)
-		return errInternal.Message
+	switch {
+	case errors.As(err, &e):
+		return e
+	case s.storageDown(context.Background(), err):
+		s.logger.Warn("watch failed", "err", err)
+		return errStorageDown
 	}
-	return e.Message
+	s.logger.Error("watch failed", "err", err)
+	return errInternal
 }
 
 func (e encoding) object(ev resource.WatchEvent) []byte {
@@ -186,12 +197,7 @@ type watchEvent struct {
 func (s *Server) encodeEvent(ev resource.WatchEvent) []byte {
 	obj := ev.Object
 	if ev.Type == engine.EventError {
-		var e *engine.Error
-		if !errors.As(ev.Err, &e) {
-			s.logger.Error("watch failed", "err", ev.Err)
-			e = errInternal
-		}
-		obj, _ = json.Marshal(statusFor(e)) // a Status always encodes
+		obj, _ = json.Marshal(statusFor(s.eventError(ev.Err))) // a Status always encodes
 	}
 	out, _ := json.Marshal(watchEvent{Type: ev.Type, Object: obj}) // obj is valid JSON from the pipeline
 	return append(out, '\n')
