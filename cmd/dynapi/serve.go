@@ -124,13 +124,13 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	return nil
 }
 
-func (m *Main) serve(handler http.Handler) error {
+func (m *Main) serve(api *httpapi.Server) error {
 	ln, err := net.Listen("tcp", m.Config.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	m.listener = ln
-	m.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	m.listener = controlplane.Listen(ln, m.Config.MaxOpenConnections)
+	m.http = controlplane.NewHTTPServer(api)
 	m.served = make(chan error, 1)
 	scheme := "http"
 	if m.Config.TLSCertFile != "" {
@@ -142,12 +142,12 @@ func (m *Main) serve(handler http.Handler) error {
 	}
 	go func() {
 		if scheme == "https" {
-			m.served <- m.http.ServeTLS(ln, "", "") // HTTP/2 too; the certificate from TLSConfig
+			m.served <- m.http.ServeTLS(m.listener, "", "") // HTTP/2 too; the certificate from TLSConfig
 		} else {
-			m.served <- m.http.Serve(ln)
+			m.served <- m.http.Serve(m.listener)
 		}
 	}()
-	m.Logger.Info("serving", "url", scheme+"://"+ln.Addr().String())
+	m.Logger.Info("serving", "url", scheme+"://"+ln.Addr().String(), "maxOpenConnections", m.Config.MaxOpenConnections)
 	return nil
 }
 

@@ -2,10 +2,13 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/connlimit"
 )
 
 // errTooMany is kube-apiserver's answer when too many requests are in
@@ -83,13 +86,71 @@ func (s *Server) withTimeout(next http.Handler) http.Handler {
 	})
 }
 
-// limit holds requests to the in-flight limits. Watches (long-running),
-// the health endpoints and system:masters are exempt, as in kube.
-func (s *Server) limit(next http.Handler) http.Handler {
-	if s.readOnly == nil && s.mutating == nil {
+// boundBody makes the body of a request arrive within the request
+// timeout (the request could not finish in time otherwise): a read
+// deadline on the connection ends a body that trickles, which the
+// request's context would not, as a read blocked on the socket does not
+// watch it. It runs before anything reads the body (audit does).
+func (s *Server) boundBody(next http.Handler) http.Handler {
+	if s.requestTimeout <= 0 {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody && requestInfoFrom(r).Verb != "watch" {
+			r.Body = deadlineBody(w, r.Body, time.Now().Add(s.requestTimeout))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody sets a read deadline for body on w's connection, and lifts
+// it once the body is read to its end or closed: net/http reads on from
+// the connection in the background while the handler runs (to see a
+// client go away), and a deadline left behind would end a request that is
+// merely slow to answer. A connection that does not support deadlines
+// (a test recorder) is left as it is.
+func deadlineBody(w http.ResponseWriter, body io.ReadCloser, deadline time.Time) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(deadline) != nil {
+		return body
+	}
+	return &liftingBody{ReadCloser: body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+}
+
+// liftingBody calls lift once, at the end of the body or when closed.
+type liftingBody struct {
+	io.ReadCloser
+	lift func()
+	once sync.Once
+}
+
+func (b *liftingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.once.Do(b.lift)
+	}
+	return n, err
+}
+
+func (b *liftingBody) Close() error {
+	b.once.Do(b.lift)
+	return b.ReadCloser.Close()
+}
+
+// limit holds requests to the in-flight limits. Watches (long-running),
+// the health endpoints and system:masters are exempt, as in kube. A
+// request on a connection over the open-connection limit (a reserve one,
+// see connlimit) is served only if it is a health check, and its
+// connection is closed after the answer to give its place back.
+func (s *Server) limit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if connlimit.Reserved(r.Context()) {
+			w.Header().Set("Connection", "close")
+			if !openPath(r.URL.Path) {
+				s.writeError(w, r, errTooMany)
+				return
+			}
+		}
 		info := requestInfoFrom(r)
 		l := s.readOnly
 		switch info.Verb {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -94,6 +95,9 @@ type Server struct {
 	auditor    Auditor
 	// requestTimeout and minRequestTimeout are Options'.
 	requestTimeout, minRequestTimeout time.Duration
+	// draining is closed by EndWatches.
+	draining    chan struct{}
+	drainingSet sync.Once
 }
 
 // New returns a Server.
@@ -101,7 +105,8 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, down: opts.Unavailable, logger: opts.Logger,
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
 		authn: opts.Authenticator, anonymous: opts.Anonymous, authz: opts.Authorizer,
-		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor}
+		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor,
+		draining: make(chan struct{})}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
@@ -123,6 +128,14 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	return s
 }
 
+// EndWatches ends every watch, and every watch started after it at once,
+// as the server shuts down: http.Server.Shutdown waits for the requests
+// in flight, and a watch would hold it until its timeout. The client sees
+// its stream end and watches again, elsewhere; other requests finish.
+func (s *Server) EndWatches() {
+	s.drainingSet.Do(func() { close(s.draining) })
+}
+
 // ServeHTTP serves one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
 
@@ -136,7 +149,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // audited, authorized and held to the limits: after instrument, so that what they
 // refuse is counted too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument,
+	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.boundBody, s.metrics.instrument,
 		s.authenticate, s.audit, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))

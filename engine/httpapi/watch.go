@@ -84,8 +84,8 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	s.stream(w, flusher, events, changed, req.target, enc)
 }
 
-// stream writes events until they end, the client goes away, or the
-// target stops being served (its definition was removed or switched off):
+// stream writes events until they end, the client goes away, the server
+// shuts down (EndWatches), or the target stops being served (its definition was removed or switched off):
 // then the stream just ends, as kube-apiserver ends the watches of a
 // deleted CustomResourceDefinition, and the client's next request gets 404.
 // Each object goes as enc says.
@@ -107,6 +107,8 @@ func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-ch
 			if !s.stillServed(t) {
 				return
 			}
+		case <-s.draining:
+			return
 		}
 	}
 }
