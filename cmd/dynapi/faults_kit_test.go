@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -31,18 +32,20 @@ const configMaps = "/api/v1/namespaces/default/configmaps"
 // must be stored; a refused one must be 503 with Retry-After, which
 // client-go retries on its own; anything else is a fault.
 type writeLoad struct {
-	urls   []string // the processes written to, in turn
 	client *http.Client
 
 	mu      sync.Mutex
+	urls    []string        // the processes written to, in turn
+	dropped map[string]bool // processes killed: a write cut off there is no fault
 	acked   map[string]int64 // name → resourceVersion
+	cut     int
 	refused int
 	faults  []string
 	running sync.WaitGroup
 }
 
 func newWriteLoad(urls ...string) *writeLoad {
-	return &writeLoad{urls: urls, acked: map[string]int64{},
+	return &writeLoad{urls: urls, dropped: map[string]bool{}, acked: map[string]int64{},
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: faultWriters}}}
 }
 
@@ -51,13 +54,29 @@ func (l *writeLoad) start(ctx context.Context, prefix string) {
 	for id := range faultWriters {
 		l.running.Go(func() {
 			for n := 0; ctx.Err() == nil; n++ {
-				l.write(ctx, l.urls[(id+n)%len(l.urls)], fmt.Sprintf("%s-%d-%d", prefix, id, n))
+				l.write(ctx, l.target(id+n), fmt.Sprintf("%s-%d-%d", prefix, id, n))
 			}
 		})
 	}
 }
 
 func (l *writeLoad) wait() { l.running.Wait() }
+
+// target is the process the n-th write goes to.
+func (l *writeLoad) target(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.urls[n%len(l.urls)]
+}
+
+// drop stops writing to base, which is about to be killed: the writes
+// in flight there may be cut off, which is no fault (nor acknowledged).
+func (l *writeLoad) drop(base string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.urls = slices.DeleteFunc(l.urls, func(u string) bool { return u == base })
+	l.dropped[base] = true
+}
 
 // write creates one ConfigMap and records the answer.
 func (l *writeLoad) write(ctx context.Context, base, name string) {
@@ -69,9 +88,7 @@ func (l *writeLoad) write(ctx context.Context, base, name string) {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := l.client.Do(req)
 	if err != nil {
-		if ctx.Err() == nil {
-			l.fault("create %s: %v", name, err)
-		}
+		l.cutOff(ctx, base, name, err)
 		return
 	}
 	defer resp.Body.Close()
@@ -100,6 +117,19 @@ func (l *writeLoad) acknowledge(name string, answer []byte) {
 		return
 	}
 	l.acked[name] = rv
+}
+
+// cutOff records a write that got no answer: a fault, unless the test
+// ended it or killed its process.
+func (l *writeLoad) cutOff(ctx context.Context, base, name string, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.dropped[base]:
+		l.cut++
+	case ctx.Err() == nil:
+		l.faults = append(l.faults, fmt.Sprintf("create %s: %v", name, err))
+	}
 }
 
 func (l *writeLoad) fault(format string, args ...any) {
@@ -132,7 +162,8 @@ func (l *writeLoad) check(t *testing.T, base string) {
 			t.Errorf("acknowledged %s at %d, stored at %d (0: absent)", name, rv, stored[name])
 		}
 	}
-	t.Logf("%d writes acknowledged, %d lost, %d refused with 503 and Retry-After, %d faults", len(l.acked), lost, l.refused, len(l.faults))
+	t.Logf("%d writes acknowledged, %d lost, %d refused with 503 and Retry-After, %d cut off by a kill, %d faults",
+		len(l.acked), lost, l.refused, l.cut, len(l.faults))
 	if len(l.acked) == 0 {
 		t.Error("no write was acknowledged")
 	}
