@@ -61,7 +61,7 @@ func (s *Server) handleHealth(endpoint string, checks ...healthCheck) http.Handl
 // request cut off by a restart of the database that is over by the time
 // it is asked.
 func (s *Server) storageDown(ctx context.Context, err error) bool {
-	if s.down(err) {
+	if s.down != nil && s.down(err) {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)

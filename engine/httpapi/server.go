@@ -78,7 +78,7 @@ type Server struct {
 	service   *resource.Service
 	snapshots Snapshots
 	ready     func(context.Context) error
-	down      func(error) bool // Options.Unavailable
+	down      func(error) bool // Options.Unavailable; may be nil
 	logger    *slog.Logger
 	router    chi.Router
 	openapi   openapiCache
@@ -109,9 +109,6 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 		draining: make(chan struct{})}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
-	}
-	if s.down == nil {
-		s.down = func(error) bool { return false }
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -27,6 +27,11 @@ const defaultMinRequestTimeout = 30 * time.Minute
 // longer than any watch lives anyway (about 292 years).
 const maxTimeoutSeconds = math.MaxInt64 / int64(time.Second)
 
+// watchWriteTimeout is how long a watch event may take to reach the
+// client's connection (the socket's buffers full: the client does not
+// read) before the watch is dropped.
+const watchWriteTimeout = 10 * time.Second
+
 // bookmarkInterval is how often a watch that allows bookmarks gets one.
 // kube-apiserver sends them about once a minute; sooner costs little here.
 var bookmarkInterval = 10 * time.Second
@@ -90,18 +95,27 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 // deleted CustomResourceDefinition, and the client's next request gets 404.
 // Each object goes as enc says.
 func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, enc encoding) {
+	rc := http.NewResponseController(w)
 	for {
 		select {
 		case ev, ok := <-events:
 			if !ok {
 				return
 			}
+			// Why a deadline: a client that stops reading would hold its
+			// watch (and what piles up for it) for as long as the watch
+			// lasts. Like kube's cacher, which closes a watcher whose
+			// buffer stays full past a timeout, the server drops it: a
+			// failed write cancels the request, which ends the watch.
+			// Unsupported (a test recorder): no bound.
+			_ = rc.SetWriteDeadline(time.Now().Add(watchWriteTimeout))
 			if err := s.writeEvent(w, ev, enc); err != nil {
 				return // the client went away; the caller's cancel ends the watch
 			}
 			if flusher != nil {
 				flusher.Flush()
 			}
+			_ = rc.SetWriteDeadline(time.Time{}) // an idle watch has no deadline
 		case <-changed:
 			changed = s.changes()
 			if !s.stillServed(t) {
