@@ -147,6 +147,10 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		if connlimit.Reserved(r.Context()) {
 			w.Header().Set("Connection", "close")
 			if !openPath(r.URL.Path) {
+				// A read deadline now: net/http would otherwise read up
+				// to 256 kB of the unread body before closing, holding the
+				// reserve place for as long as the client trickles it.
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 				s.writeError(w, r, errTooMany)
 				return
 			}
