@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // One of two processes on one database killed (kill -9) under a write
@@ -21,12 +23,12 @@ func TestKilledReplica(t *testing.T) {
 	defer cancel()
 	load := newWriteLoad(a.url, b.url)
 	load.start(ctx, "kill")
-	pause(ctx, 700*time.Millisecond)
+	wait.Sleep(ctx, 700*time.Millisecond)
 	load.drop(a.url)
 	if err := a.end(t, syscall.SIGKILL); err == nil {
 		t.Fatal("dynapi A exited with status 0 after kill -9")
 	}
-	pause(ctx, 700*time.Millisecond)
+	wait.Sleep(ctx, 700*time.Millisecond)
 	cancel()
 	load.wait()
 	load.check(t, b.url)

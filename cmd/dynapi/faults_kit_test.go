@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // faultWriters is how many clients write at once in the fault tests.
@@ -35,8 +37,8 @@ type writeLoad struct {
 	client *http.Client
 
 	mu      sync.Mutex
-	urls    []string        // the processes written to, in turn
-	dropped map[string]bool // processes killed: a write cut off there is no fault
+	urls    []string         // the processes written to, in turn
+	dropped map[string]bool  // processes killed: a write cut off there is no fault
 	acked   map[string]int64 // name → resourceVersion
 	cut     int
 	refused int
@@ -102,7 +104,7 @@ func (l *writeLoad) write(ctx context.Context, base, name string) {
 		l.mu.Lock()
 		l.refused++
 		l.mu.Unlock()
-		pause(ctx, 20*time.Millisecond) // not Retry-After's second: more writes meet the fault
+		wait.Sleep(ctx, 20*time.Millisecond) // not Retry-After's second: more writes meet the fault
 	default:
 		l.fault("create %s = %d (Retry-After %q): %s", name, resp.StatusCode, resp.Header.Get("Retry-After"), out)
 	}
@@ -144,8 +146,8 @@ func (l *writeLoad) check(t *testing.T, base string) {
 	t.Helper()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, f := range firstN(l.faults, 10) {
-		t.Errorf("fault: %s", f)
+	if len(l.faults) > 0 {
+		t.Errorf("%d faults: %s", len(l.faults), firstTen(l.faults))
 	}
 	stored := map[string]int64{}
 	for _, it := range gjson.Get(mustDo(t, http.StatusOK, http.MethodGet, base+configMaps, ""), "items").Array() {
@@ -180,16 +182,6 @@ func (l *writeLoad) ackedAfter(rv int64) map[string]int64 {
 		}
 	}
 	return out
-}
-
-func firstN[T any](items []T, n int) []T { return items[:min(n, len(items))] }
-
-// pause waits d or until ctx ends.
-func pause(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
 }
 
 // eventLog is what one watch stream carried until it ended.

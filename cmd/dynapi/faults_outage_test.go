@@ -35,23 +35,23 @@ func TestDatabaseOutageUnderWrites(t *testing.T) {
 	_, _, before := openWatch(t.Context(), t, p.url, from) // outlives the writers
 	load := newWriteLoad(p.url)
 	load.start(ctx, "outage")
-	pause(ctx, 500*time.Millisecond)
+	wait.Sleep(ctx, 500*time.Millisecond)
 	for _, immediate := range []bool{false, true} {
 		if err := pg.Halt(immediate); err != nil {
 			t.Fatalf("halt PostgreSQL (immediate %v): %v", immediate, err)
 		}
-		pause(ctx, 200*time.Millisecond)
+		wait.Sleep(ctx, 200*time.Millisecond)
 		resume(t, pg, p)
-		pause(ctx, 500*time.Millisecond)
+		wait.Sleep(ctx, 500*time.Millisecond)
 	}
 	if err := pg.Halt(false); err != nil {
 		t.Fatalf("halt PostgreSQL: %v", err)
 	}
-	pause(ctx, 100*time.Millisecond)
+	wait.Sleep(ctx, 100*time.Millisecond)
 	checkWatchInOutage(t, ctx, p.url, from)
-	pause(ctx, outageLength)
+	wait.Sleep(ctx, outageLength)
 	resume(t, pg, p)
-	pause(ctx, 500*time.Millisecond)
+	wait.Sleep(ctx, 500*time.Millisecond)
 	cancel()
 	load.wait()
 	load.check(t, p.url)
@@ -127,7 +127,7 @@ func followWatch(t *testing.T, base string, w *eventLog, want map[string]int64) 
 		default:
 		}
 		missing := w.missing(want)
-		return len(missing) == 0, "the watch to see every acknowledged write; missing " + strings.Join(firstN(missing, 10), ", ")
+		return len(missing) == 0, "the watch to see every acknowledged write; missing " + firstTen(missing)
 	})
 	t.Logf("the watch saw all %d acknowledged writes, resumed %d times", len(want), resumed)
 }
