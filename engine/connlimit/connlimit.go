@@ -25,8 +25,6 @@ type Listener struct {
 	net.Listener
 	limit, reserve int64
 	open           atomic.Int64
-	// Refused counts the connections closed at accept.
-	refused atomic.Int64
 }
 
 // NewListener bounds ln to limit connections, plus reserve for health
@@ -51,16 +49,9 @@ func (l *Listener) Accept() (net.Conn, error) {
 			return &conn{Conn: c, l: l, reserved: true}, nil
 		}
 		l.open.Add(-1)
-		l.refused.Add(1)
 		_ = c.Close()
 	}
 }
-
-// Open is the number of connections open now.
-func (l *Listener) Open() int64 { return l.open.Load() }
-
-// Refused is the number of connections closed at accept so far.
-func (l *Listener) Refused() int64 { return l.refused.Load() }
 
 // conn gives its place back when closed, once.
 type conn struct {
