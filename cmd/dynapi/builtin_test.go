@@ -117,6 +117,10 @@ func TestKubectlBuiltins(t *testing.T) {
 		{[]string{"apply", "-f", writeCM("one")}, []string{"configmap/applied created"}},
 		{[]string{"apply", "-f", writeCM("two")}, []string{"configmap/applied configured"}},
 		{[]string{"get", "cm", "applied", "-o", "jsonpath={.data.key}"}, []string{"two"}},
+		// kubectl events lists Events in protobuf; --for selects them by involvedObject fields.
+		{[]string{"create", "-f", "testdata/kubectl/event.yaml"}, []string{"event/applied.1 created"}},
+		{[]string{"events"}, []string{"REASON", "Applied", "ConfigMap/applied", "applied twice"}},
+		{[]string{"events", "--for", "configmap/applied"}, []string{"Applied", "applied twice"}},
 		{[]string{"delete", "secret", "creds"}, []string{`secret "creds" deleted`}},
 	}
 	for _, s := range steps {

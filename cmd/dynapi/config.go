@@ -27,6 +27,9 @@ type Config struct {
 	// EventRetention is how long the history of writes is kept for watches
 	// and consistent paginated lists.
 	EventRetention time.Duration
+	// WatchBookmarkInterval is how often a watch that allows bookmarks
+	// gets one.
+	WatchBookmarkInterval time.Duration
 	// MigrateBatch is how many objects `dynapi migrate` reads per page.
 	MigrateBatch int64
 	// RuntimeConfig switches API groups and versions off, as
@@ -99,6 +102,8 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 				withEnv("max-open-connections", "DYNAPI_MAX_OPEN_CONNECTIONS"))
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
+		fs.DurationVar(&c.WatchBookmarkInterval, "watch-bookmark-interval", 10*time.Second,
+			"how often a watch with allowWatchBookmarks gets a BOOKMARK"+withEnv("watch-bookmark-interval", "DYNAPI_WATCH_BOOKMARK_INTERVAL"))
 		fs.BoolVar(&c.Profiling, "profiling", false, "serve Go's profiler at /debug/pprof/"+withEnv("profiling", "DYNAPI_PROFILING"))
 		fs.StringVar(&c.RuntimeConfig, "runtime-config", "",
 			"switch API groups and versions off (or on): group/version=false, group=false, api/all=false, comma-separated"+withEnv("runtime-config", "DYNAPI_RUNTIME_CONFIG"))

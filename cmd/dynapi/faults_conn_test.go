@@ -25,7 +25,7 @@ const (
 // health endpoints are still answered, on the reserve connections; other
 // requests there get 429 with Retry-After; a connection over the reserve
 // is closed at once; the trickling bodies are cut off at the request
-// timeout with a 400, and their places serve again.
+// timeout with a 504, and their places serve again.
 func TestConnectionsBounded(t *testing.T) {
 	dbURL, _ := startPostgres(t)
 	m := startMain(t, Config{DatabaseURL: dbURL, MaxOpenConnections: connLimit,
@@ -68,8 +68,8 @@ func TestConnectionsBounded(t *testing.T) {
 		}
 		out, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(out), "reading the request body") {
-			t.Errorf("trickling body %d = %d %s, want 400 after the request timeout", i, resp.StatusCode, out)
+		if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(string(out), `"reason":"Timeout"`) {
+			t.Errorf("trickling body %d = %d %s, want 504 Timeout after the request timeout", i, resp.StatusCode, out)
 		}
 		c.conn.Close()
 	}

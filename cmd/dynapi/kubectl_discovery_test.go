@@ -8,13 +8,19 @@ import (
 
 // kubectl learns the whole API from aggregated discovery: with an empty
 // cache, api-resources asks /api and /apis once each and no group version.
+// The reviews are listed as kube-apiserver's are.
 func TestKubectlAggregatedDiscovery(t *testing.T) {
 	url, _ := startPostgres(t)
 	m := startMain(t, Config{DatabaseURL: url})
 	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}
 	out := k.run("api-resources", "-v=6")
-	for _, want := range []string{"widgets", "shop.example.com/v1", "namespaces"} {
-		if !strings.Contains(out, want) {
+	for _, want := range []string{`widgets +wg +shop.example.com/v1 `, `namespaces +ns +v1 `,
+		`\nselfsubjectreviews +authentication.k8s.io/v1 +false +SelfSubjectReview\n`,
+		`\nlocalsubjectaccessreviews +authorization.k8s.io/v1 +true +LocalSubjectAccessReview\n`,
+		`\nselfsubjectaccessreviews +authorization.k8s.io/v1 +false +SelfSubjectAccessReview\n`,
+		`\nselfsubjectrulesreviews +authorization.k8s.io/v1 +false +SelfSubjectRulesReview\n`,
+		`\nsubjectaccessreviews +authorization.k8s.io/v1 +false +SubjectAccessReview\n`} {
+		if !regexp.MustCompile(want).MatchString(out) {
 			t.Fatalf("api-resources lacks %q:\n%s", want, out)
 		}
 	}

@@ -66,7 +66,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}
-	opts := httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics, Profiling: m.Config.Profiling}
+	opts := httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics, Profiling: m.Config.Profiling,
+		BookmarkInterval: m.Config.WatchBookmarkInterval}
 	if err := m.secure(service, &opts); err != nil {
 		return err
 	}
@@ -106,7 +107,11 @@ func (m *Main) openDatabase(ctx context.Context) error {
 		}
 		m.pg, dbURL = pg, pg.URL()
 	}
-	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger}
+	// Compacting every 10 s keeps up to 10 s more history than the
+	// retention: nothing next to 5 minutes, but ten times a retention of
+	// one second. A short retention is compacted as often, down to once a second.
+	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger,
+		CompactInterval: min(10*time.Second, max(m.Config.EventRetention, time.Second))}
 	if m.metrics != nil {
 		// Not a nil *Registry in the interface: a Registerer that is not
 		// nil but panics when used.

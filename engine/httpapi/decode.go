@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"slices"
 
 	"sigs.k8s.io/yaml"
@@ -96,6 +97,9 @@ func readLimited(r *http.Request) ([]byte, error) {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return nil, engine.Errorf(engine.CodeRequestEntityTooLarge, "Request entity too large: limit is %d", maxBodyBytes) // kube-apiserver's words
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) { // the request timeout, see withTimeout
+		return nil, errTimeout
 	}
 	if err != nil {
 		return nil, engine.Errorf(engine.CodeBadRequest, "reading the request body: %v", err)

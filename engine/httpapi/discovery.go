@@ -92,7 +92,7 @@ func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc := apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: []apiGroup{}}
-	for _, g := range s.snapshots.Load().Groups() {
+	for _, g := range discoveryGroupsOf(s.snapshots.Load()) {
 		if g.Name != "" {
 			doc.Groups = append(doc.Groups, groupDoc(g))
 		}
@@ -103,7 +103,7 @@ func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) {
 // handleGroup serves /apis/{group}.
 func (s *Server) handleGroup(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "group")
-	for _, g := range s.snapshots.Load().Groups() {
+	for _, g := range discoveryGroupsOf(s.snapshots.Load()) {
 		if g.Name == name && name != "" {
 			doc := groupDoc(g)
 			doc.Kind, doc.APIVersion = "APIGroup", "v1"

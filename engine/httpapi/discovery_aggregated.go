@@ -157,7 +157,7 @@ func encodeAggregated(list apiGroupDiscoveryList) aggregatedDoc {
 // version in priority order, as kube-apiserver does.
 func (s *Server) discoveryGroups(snap *registry.Snapshot, core bool) []apiGroupDiscovery {
 	items := []apiGroupDiscovery{}
-	for _, g := range snap.Groups() {
+	for _, g := range discoveryGroupsOf(snap) {
 		if (g.Name == "") != core {
 			continue
 		}

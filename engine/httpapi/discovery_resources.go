@@ -47,11 +47,11 @@ func (s *Server) discoveryResources(snap *registry.Snapshot, group, version stri
 		}
 		if v.Subresources.Scale != nil {
 			d.subresources = append(d.subresources, discoveredSubresource{name: "scale",
-				kind: engine.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, verbs: statusVerbs})
+				kind: scaleKind, verbs: statusVerbs})
 		}
 		out = append(out, d)
 	}
-	return out
+	return append(out, reviewDiscovery(snap, group, version)...)
 }
 
 // storageVersionHash is kube-apiserver's hash of the version objects are

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/kubeproto"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/table"
 )
@@ -34,7 +35,8 @@ const (
 	formatYAML
 	formatTable
 	formatMeta
-	formatCSV // text/csv: the Table's columns and rows (table is set)
+	formatCSV      // text/csv: the Table's columns and rows (table is set)
+	formatProtobuf // Kubernetes' protobuf, for the kinds kubeproto encodes
 )
 
 // endpoint is what a response holds, which decides the representations
@@ -45,20 +47,24 @@ const (
 	forObject endpoint = iota // one object: get, and the answer to a write
 	forList                   // a list
 	forWatch                  // watch events, each holding one object
+	forStatus                 // an error's Status, whatever the request was
 )
 
 // notAcceptable lists what negotiate can serve.
 const notAcceptable = "only the following media types are accepted: application/json, application/yaml, " +
 	"application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, " +
-	"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io, text/csv"
+	"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io, text/csv, " +
+	kubeproto.MediaType + " (built-in kinds only)"
 
-// negotiate picks the representation of a response from Accept, as the
-// alternate representations proposal and kube-apiserver do: media ranges
-// are tried in order and the first that can be served for the endpoint e
-// wins; media ranges asking for a representation dynapi lacks (protobuf)
-// or one that does not fit e (a PartialObjectMetadataList for one object)
-// are passed over. Errors: NotAcceptable when none fits.
-func negotiate(r *http.Request, e endpoint) (format, error) {
+// negotiate picks the representation of a response holding objects of
+// kind gvk from Accept, as the alternate representations proposal and
+// kube-apiserver do: media ranges are tried in order and the first that
+// can be served for the endpoint e wins; media ranges asking for a
+// representation dynapi lacks (protobuf of a kind without a protobuf form,
+// a custom resource's, as kube-apiserver's CRD handler) or one that does
+// not fit e (a PartialObjectMetadataList for one object) are passed over.
+// Errors: NotAcceptable when none fits.
+func negotiate(r *http.Request, e endpoint, gvk engine.GroupVersionKind) (format, error) {
 	accept := r.Header.Get("Accept")
 	if accept == "" {
 		return format{kind: formatJSON}, nil
@@ -68,7 +74,7 @@ func negotiate(r *http.Request, e endpoint) (format, error) {
 		if err != nil {
 			continue
 		}
-		if f, ok := negotiateOne(mediaType, params, e); ok {
+		if f, ok := negotiateOne(mediaType, params, e, gvk); ok {
 			return f, nil
 		}
 	}
@@ -76,7 +82,7 @@ func negotiate(r *http.Request, e endpoint) (format, error) {
 }
 
 // negotiateOne says whether one media range can be served for e, and how.
-func negotiateOne(mediaType string, params map[string]string, e endpoint) (format, bool) {
+func negotiateOne(mediaType string, params map[string]string, e endpoint, gvk engine.GroupVersionKind) (format, bool) {
 	if as := params["as"]; as != "" {
 		return negotiateAs(mediaType, as, params, e)
 	}
@@ -86,7 +92,9 @@ func negotiateOne(mediaType string, params map[string]string, e endpoint) (forma
 	case "application/yaml":
 		return format{kind: formatYAML}, true
 	case "text/csv":
-		return format{kind: formatCSV, table: table.APIVersionV1}, true
+		return format{kind: formatCSV, table: table.APIVersionV1}, e != forStatus
+	case kubeproto.MediaType:
+		return format{kind: formatProtobuf}, kubeproto.Encodes(gvk)
 	}
 	return format{}, false
 }
@@ -94,7 +102,7 @@ func negotiateOne(mediaType string, params map[string]string, e endpoint) (forma
 // negotiateAs serves the alternate representations of meta.k8s.io.
 func negotiateAs(mediaType, as string, params map[string]string, e endpoint) (format, bool) {
 	v := params["v"]
-	if mediaType != "application/json" || params["g"] != "meta.k8s.io" || (v != "v1" && v != "v1beta1") {
+	if e == forStatus || mediaType != "application/json" || params["g"] != "meta.k8s.io" || (v != "v1" && v != "v1beta1") {
 		return format{}, false
 	}
 	switch {
@@ -117,6 +125,8 @@ func (f format) contentType() string {
 		return "application/json;as=Table;v=" + strings.TrimPrefix(f.table, "meta.k8s.io/") + ";g=meta.k8s.io"
 	case formatCSV:
 		return csvContentType
+	case formatProtobuf:
+		return kubeproto.MediaType
 	case formatMeta:
 		as := "PartialObjectMetadata"
 		if f.list {
@@ -152,12 +162,12 @@ func tableBuilder(r *http.Request, req request, f format) (*table.Builder, error
 	return table.New(req.target.Version.PrinterColumns, f.table, include, time.Now())
 }
 
-// negotiateWrite is negotiate for a write, done before the write so that
-// a client that cannot read the answer learns it before anything changes,
-// as kube-apiserver does. A Table is for reads: a write answers with the
-// object.
-func negotiateWrite(r *http.Request) (format, error) {
-	f, err := negotiate(r, forObject)
+// negotiateWrite is negotiate for a write answered with an object of
+// kind gvk, done before the write so that a client that cannot read the
+// answer learns it before anything changes, as kube-apiserver does. A
+// Table is for reads: a write answers with the object.
+func negotiateWrite(r *http.Request, gvk engine.GroupVersionKind) (format, error) {
+	f, err := negotiate(r, forObject, gvk)
 	if f.kind == formatTable || f.kind == formatCSV {
 		f = format{kind: formatJSON}
 	}
@@ -167,15 +177,18 @@ func negotiateWrite(r *http.Request) (format, error) {
 // writeObject writes one object (JSON) in representation f.
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, f format, code int, obj []byte, warnings []string) {
 	writeWarnings(w, warnings)
-	if f.kind == formatMeta {
+	var err error
+	switch f.kind {
+	case formatMeta:
 		obj = partialObjectMetadata(f.meta, obj)
+	case formatYAML:
+		obj, err = yaml.JSONToYAML(obj)
+	case formatProtobuf:
+		obj, err = kubeproto.FromJSON(obj)
 	}
-	if f.kind == formatYAML {
-		var err error
-		if obj, err = yaml.JSONToYAML(obj); err != nil {
-			s.writeError(w, r, fmt.Errorf("encode YAML: %w", err))
-			return
-		}
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("encode the answer as %s: %w", f.contentType(), err))
+		return
 	}
 	w.Header().Set("Content-Type", f.contentType())
 	w.WriteHeader(code)
@@ -188,4 +201,10 @@ func writeWarnings(w http.ResponseWriter, warnings []string) {
 	for _, text := range warnings {
 		w.Header().Add("Warning", fmt.Sprintf("299 - %q", text))
 	}
+}
+
+// kindOf is the kind of the objects t serves, which decides whether they
+// have a protobuf form.
+func kindOf(t resource.Target) engine.GroupVersionKind {
+	return engine.GroupVersionKind{Group: t.Resource.Group, Version: t.Version.Name, Kind: t.Resource.Kind}
 }

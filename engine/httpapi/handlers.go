@@ -10,7 +10,7 @@ import (
 )
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiate(r, forObject)
+	f, err := negotiate(r, forObject, kindOf(req.target))
 	var tb *table.Builder
 	if err == nil && (f.kind == formatTable || f.kind == formatCSV) {
 		tb, err = tableBuilder(r, req, f)
@@ -47,7 +47,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		}
 		return
 	}
-	f, err := negotiate(r, forList)
+	f, err := negotiate(r, forList, kindOf(req.target))
 	var tb *table.Builder
 	if err == nil && (f.kind == formatTable || f.kind == formatCSV) {
 		tb, err = tableBuilder(r, req, f)
@@ -89,7 +89,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 }
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req request) {
-	f, body, opts, err := readWrite(r)
+	f, body, opts, err := readWrite(r, kindOf(req.target))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -99,7 +99,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req reques
 }
 
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req request) {
-	f, body, opts, err := readWrite(r)
+	f, body, opts, err := readWrite(r, kindOf(req.target))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -109,7 +109,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 }
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiateWrite(r)
+	f, err := negotiateWrite(r, kindOf(req.target))
 	var patchType string
 	var patch []byte
 	if err == nil {
@@ -132,9 +132,9 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 }
 
 // readWrite reads what a create or an update needs before it writes: the
-// answer's representation, the options and the body.
-func readWrite(r *http.Request) (format, []byte, resource.WriteOptions, error) {
-	f, err := negotiateWrite(r)
+// answer's representation (an object of kind gvk), the options and the body.
+func readWrite(r *http.Request, gvk engine.GroupVersionKind) (format, []byte, resource.WriteOptions, error) {
+	f, err := negotiateWrite(r, gvk)
 	var opts resource.WriteOptions
 	if err == nil {
 		opts, err = writeOptions(r, "")
@@ -160,7 +160,7 @@ func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, f format, c
 // client that asked for orphanDependents=false: Kubernetes keeps 200
 // otherwise, for the clients that expect it.
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiateWrite(r)
+	f, err := negotiateWrite(r, kindOf(req.target))
 	var p deleteParams
 	if err == nil {
 		p, err = deleteOptions(r)
@@ -183,7 +183,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req reques
 
 // handleDeleteCollection answers with the list of deleted objects.
 func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiate(r, forList)
+	f, err := negotiate(r, forList, kindOf(req.target))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -70,7 +69,9 @@ var errTimeout = &engine.Error{Code: engine.CodeTimeout, RetryAfterSeconds: 1,
 
 // withTimeout bounds a request that is not a watch by the request
 // timeout; the handler's storage calls end with the context, and
-// writeError answers 504.
+// writeError answers 504. Reading the body ends then too: a client that
+// never sends the body it announced would otherwise keep its in-flight
+// slot for as long as it likes.
 func (s *Server) withTimeout(next http.Handler) http.Handler {
 	if s.requestTimeout <= 0 {
 		return next
@@ -82,59 +83,12 @@ func (s *Server) withTimeout(next http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
 		defer cancel()
+		deadline, _ := ctx.Deadline()
+		// ErrNotSupported only for a ResponseWriter that is not net/http's:
+		// nothing reads a body from the network then.
+		_ = http.NewResponseController(w).SetReadDeadline(deadline)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
-}
-
-// boundBody makes the body of a request arrive within the request
-// timeout (the request could not finish in time otherwise): a read
-// deadline on the connection ends a body that trickles, which the
-// request's context would not, as a read blocked on the socket does not
-// watch it. It runs before anything reads the body (audit does).
-func (s *Server) boundBody(next http.Handler) http.Handler {
-	if s.requestTimeout <= 0 {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody && requestInfoFrom(r).Verb != "watch" {
-			r.Body = deadlineBody(w, r.Body, time.Now().Add(s.requestTimeout))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// deadlineBody sets a read deadline for body on w's connection, and lifts
-// it once the body is read to its end or closed: net/http reads on from
-// the connection in the background while the handler runs (to see a
-// client go away), and a deadline left behind would end a request that is
-// merely slow to answer. A connection that does not support deadlines
-// (a test recorder) is left as it is.
-func deadlineBody(w http.ResponseWriter, body io.ReadCloser, deadline time.Time) io.ReadCloser {
-	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(deadline) != nil {
-		return body
-	}
-	return &liftingBody{ReadCloser: body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
-}
-
-// liftingBody calls lift once, at the end of the body or when closed.
-type liftingBody struct {
-	io.ReadCloser
-	lift func()
-	once sync.Once
-}
-
-func (b *liftingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF {
-		b.once.Do(b.lift)
-	}
-	return n, err
-}
-
-func (b *liftingBody) Close() error {
-	b.once.Do(b.lift)
-	return b.ReadCloser.Close()
 }
 
 // limit holds requests to the in-flight limits. Watches (long-running),

@@ -3,9 +3,11 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,5 +108,45 @@ func TestRequestTimeout(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/configmaps?watch=1", nil))
 	if w.Code != http.StatusOK {
 		t.Fatalf("watch: %d %s", w.Code, w.Body)
+	}
+}
+
+// A client that announces a body and never sends it is answered 504 at
+// the request timeout, and gives its in-flight slot back: it cannot hold
+// one for as long as it likes.
+func TestStalledBodyTimesOut(t *testing.T) {
+	s := &Server{logger: slog.New(slog.DiscardHandler), requestTimeout: 100 * time.Millisecond, mutating: newInflight(2),
+		ready: func(context.Context) error { return nil }}
+	srv := httptest.NewServer(withRequestInfo(s.limit(s.withTimeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := readLimited(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	})))))
+	defer srv.Close()
+	const path = "/api/v1/namespaces/default/configmaps"
+	client := srv.Client()
+	client.Timeout = time.Minute // a generous bound, for a clear failure rather than a hang
+
+	body, stalled := io.Pipe()
+	defer stalled.Close()
+	resp, err := client.Post(srv.URL+path, "application/json", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGatewayTimeout || gjson.GetBytes(out, "reason").String() != "Timeout" {
+		t.Fatalf("stalled body: %d %s", resp.StatusCode, out)
+	}
+	// The one slot an anonymous user may hold (half of 2) is free again.
+	resp, err = client.Post(srv.URL+path, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("after the stalled body: %d", resp.StatusCode)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/kubeproto"
 	"github.com/dynapi/dynapi/engine/table"
 )
 
@@ -17,11 +18,13 @@ const flushBytes = 64 << 10
 
 // listWriter streams a list as JSON: items first, list metadata last (JSON
 // key order does not matter to clients), so that objects go to the socket as
-// PostgreSQL returns them instead of being held all at once.
+// PostgreSQL returns them instead of being held all at once. A list in
+// protobuf is held until it ends: its envelope starts with its length.
 type listWriter struct {
 	w       http.ResponseWriter
 	format  format
-	table   *table.Builder // set for formatTable
+	table   *table.Builder  // set for formatTable
+	proto   *kubeproto.List // set for formatProtobuf
 	buf     []byte
 	items   int
 	flushed bool
@@ -30,6 +33,10 @@ type listWriter struct {
 // newListWriter starts a list, or a Table when tb is set.
 func newListWriter(w http.ResponseWriter, f format, tb *table.Builder, apiVersion, listKind string) *listWriter {
 	lw := &listWriter{w: w, format: f, table: tb}
+	if f.kind == formatProtobuf {
+		lw.proto = kubeproto.NewList(apiVersion, listKind)
+		return lw
+	}
 	if tb != nil {
 		lw.buf = tb.AppendHeader(lw.buf)
 		return lw
@@ -48,6 +55,9 @@ func newListWriter(w http.ResponseWriter, f format, tb *table.Builder, apiVersio
 // add appends one object (a row, for a Table; for a
 // PartialObjectMetadataList, obj is the object's metadata).
 func (lw *listWriter) add(obj []byte) error {
+	if lw.proto != nil {
+		return lw.proto.Add(obj)
+	}
 	if lw.items > 0 {
 		lw.buf = append(lw.buf, ',')
 	}
@@ -79,6 +89,14 @@ func (lw *listWriter) flush() error {
 
 // finish writes the list metadata and whatever is still buffered.
 func (lw *listWriter) finish(m engine.ListMeta) error {
+	if lw.proto != nil {
+		body, err := lw.proto.Bytes(listMetaJSON(m))
+		if err != nil {
+			return err
+		}
+		lw.buf = body
+		return lw.flush()
+	}
 	if lw.table != nil {
 		lw.buf = lw.table.AppendFooter(lw.buf, listMetaJSON(m))
 	} else {

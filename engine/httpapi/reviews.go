@@ -2,7 +2,10 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+
+	"github.com/go-chi/chi/v5"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -24,6 +27,7 @@ func (s *Server) reviewRoutes() {
 	s.router.Post(reviewsAuthz+"selfsubjectaccessreviews", s.handleSelfSubjectAccessReview)
 	s.router.Post(reviewsAuthz+"selfsubjectrulesreviews", s.handleSelfSubjectRulesReview)
 	s.router.Post(reviewsAuthz+"subjectaccessreviews", s.handleSubjectAccessReview)
+	s.router.Post(reviewsAuthz+"namespaces/{namespace}/localsubjectaccessreviews", s.handleLocalSubjectAccessReview)
 }
 
 // requestUser is the request's user; a server without authentication
@@ -84,24 +88,79 @@ func (s *Server) handleSubjectAccessReview(w http.ResponseWriter, r *http.Reques
 		s.writeError(w, r, err)
 		return
 	}
-	a, err := reviewAttributes(review.Spec.ResourceAttributes, review.Spec.NonResourceAttributes)
-	if err == nil && review.Spec.User == "" && len(review.Spec.Groups) == 0 {
-		err = reviewInvalid("SubjectAccessReview", "spec.user", "at least one of user or group must be specified")
+	a, err := subjectAttributes("SubjectAccessReview", review.Spec)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	review.Status = s.review(r, a)
+	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SubjectAccessReview"
+	writeJSON(w, http.StatusCreated, review)
+}
+
+// handleLocalSubjectAccessReview answers a SubjectAccessReview limited to
+// the namespace of its URL, which kube lets a namespace's admin create.
+func (s *Server) handleLocalSubjectAccessReview(w http.ResponseWriter, r *http.Request) {
+	var review authorizationv1.LocalSubjectAccessReview
+	if err := readReview(r, &review); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	namespace := chi.URLParam(r, "namespace")
+	if review.Namespace == "" {
+		review.Namespace = namespace
+	}
+	a, err := subjectAttributes("LocalSubjectAccessReview", review.Spec)
+	switch {
+	case review.Namespace != namespace:
+		err = engine.Errorf(engine.CodeBadRequest, "the namespace of the provided object does not match the namespace sent on the request")
+	case err == nil:
+		err = localReviewInvalid(&review)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	a.User = &engine.User{Name: review.Spec.User, UID: review.Spec.UID, Groups: review.Spec.Groups}
-	for k, v := range review.Spec.Extra {
+	review.Status = s.review(r, a)
+	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "LocalSubjectAccessReview"
+	writeJSON(w, http.StatusCreated, review)
+}
+
+// localReviewInvalid is kube's ValidateLocalSubjectAccessReview beyond
+// the spec: the namespace asked about is the review's own, and only
+// resources are asked about. Errors: Invalid.
+func localReviewInvalid(review *authorizationv1.LocalSubjectAccessReview) error {
+	const kind = "LocalSubjectAccessReview"
+	switch spec := review.Spec; {
+	case spec.ResourceAttributes != nil && spec.ResourceAttributes.Namespace != review.Namespace:
+		return reviewInvalid(kind, "spec.resourceAttributes.namespace",
+			fmt.Sprintf("%q: must match metadata.namespace", spec.ResourceAttributes.Namespace))
+	case spec.NonResourceAttributes != nil:
+		return reviewInvalid(kind, "spec.nonResourceAttributes", "disallowed on this kind of request")
+	}
+	return nil
+}
+
+// subjectAttributes are the attributes the spec of a review of kind (a
+// SubjectAccessReview or LocalSubjectAccessReview) asks about. Errors:
+// Invalid without a user or group, or without exactly one of
+// resourceAttributes and nonResourceAttributes.
+func subjectAttributes(kind string, spec authorizationv1.SubjectAccessReviewSpec) (authz.Attributes, error) {
+	a, err := reviewAttributes(spec.ResourceAttributes, spec.NonResourceAttributes)
+	if err == nil && spec.User == "" && len(spec.Groups) == 0 {
+		err = reviewInvalid(kind, "spec.user", "at least one of user or group must be specified")
+	}
+	if err != nil {
+		return a, err
+	}
+	a.User = &engine.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
+	for k, v := range spec.Extra {
 		if a.User.Extra == nil {
 			a.User.Extra = map[string][]string{}
 		}
 		a.User.Extra[k] = v
 	}
-	review.Status = s.review(r, a)
-	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SubjectAccessReview"
-	writeJSON(w, http.StatusCreated, review)
+	return a, nil
 }
 
 func (s *Server) handleSelfSubjectRulesReview(w http.ResponseWriter, r *http.Request) {

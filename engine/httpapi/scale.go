@@ -3,8 +3,14 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/resource"
 )
+
+// scaleKind is the kind of the scale subresource, which has no protobuf
+// form here: only custom resources have a scale subresource in dynapi, and
+// kube-apiserver answers theirs in JSON or YAML.
+var scaleKind = engine.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 
 // serveScale serves /{name}/scale of a version that declares a scale
 // subresource: get, update and patch an autoscaling/v1 Scale.
@@ -13,7 +19,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, req request)
 	case http.MethodGet:
 		s.handleGetScale(w, r, req)
 	case http.MethodPut:
-		f, body, opts, err := readWrite(r)
+		f, body, opts, err := readWrite(r, scaleKind)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -28,7 +34,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, req request)
 }
 
 func (s *Server) handleGetScale(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiateWrite(r) // a Scale, not a Table of the object
+	f, err := negotiateWrite(r, scaleKind) // a Scale, not a Table of the object
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -42,7 +48,7 @@ func (s *Server) handleGetScale(w http.ResponseWriter, r *http.Request, req requ
 }
 
 func (s *Server) handlePatchScale(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiateWrite(r)
+	f, err := negotiateWrite(r, scaleKind)
 	var patch []byte
 	if err == nil {
 		patch, err = readLimited(r)

@@ -68,6 +68,9 @@ type Options struct {
 	// MinRequestTimeout is the shortest a watch without timeoutSeconds
 	// lasts (it ends between once and twice it); 0 is 30 minutes.
 	MinRequestTimeout time.Duration
+	// BookmarkInterval is how often a watch that allows bookmarks gets
+	// one; 0 is 10 seconds.
+	BookmarkInterval time.Duration
 	// Auditor records requests (--audit-policy-file, --audit-log-path);
 	// nil records nothing.
 	Auditor Auditor
@@ -93,8 +96,8 @@ type Server struct {
 	readOnly   *inflight
 	mutating   *inflight
 	auditor    Auditor
-	// requestTimeout and minRequestTimeout are Options'.
-	requestTimeout, minRequestTimeout time.Duration
+	// requestTimeout, minRequestTimeout and bookmarkInterval are Options'.
+	requestTimeout, minRequestTimeout, bookmarkInterval time.Duration
 	// draining is closed by EndWatches.
 	draining    chan struct{}
 	drainingSet sync.Once
@@ -116,6 +119,9 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s.requestTimeout, s.minRequestTimeout = opts.RequestTimeout, opts.MinRequestTimeout
 	if s.minRequestTimeout <= 0 {
 		s.minRequestTimeout = defaultMinRequestTimeout
+	}
+	if s.bookmarkInterval = opts.BookmarkInterval; s.bookmarkInterval <= 0 {
+		s.bookmarkInterval = defaultBookmarkInterval
 	}
 	if s.registry == nil {
 		s.registry = prometheus.NewRegistry()
@@ -146,7 +152,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // audited, authorized and held to the limits: after instrument, so that what they
 // refuse is counted too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.boundBody, s.metrics.instrument,
+	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument,
 		s.authenticate, s.audit, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/kubeproto"
 )
 
 // httpStatus is the one table from engine error codes to HTTP status codes.
@@ -103,7 +104,30 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
 	}
+	// As kube-apiserver, answer a Status in protobuf to a client that asks
+	// for protobuf first, whatever the kind it asked about.
+	if f, _ := negotiate(r, forStatus, statusKind); f.kind == formatProtobuf {
+		writeProtobuf(w, st)
+		return
+	}
 	writeJSON(w, st.Code, st)
+}
+
+// statusKind is the kind of an error's answer.
+var statusKind = engine.GroupVersionKind{Version: "v1", Kind: "Status"}
+
+// writeProtobuf writes st as a protobuf response.
+func writeProtobuf(w http.ResponseWriter, st status) {
+	body, err := json.Marshal(st)
+	if err == nil {
+		body, err = kubeproto.FromJSON(body)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("encode a Status as protobuf: %v", err)) // our own wire struct: a programming error
+	}
+	w.Header().Set("Content-Type", kubeproto.MediaType)
+	w.WriteHeader(st.Code)
+	_, _ = w.Write(body)
 }
 
 func statusFor(e *engine.Error) status {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/kubeproto"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/table"
 )
@@ -32,15 +33,18 @@ const maxTimeoutSeconds = math.MaxInt64 / int64(time.Second)
 // read) before the watch is dropped.
 const watchWriteTimeout = 10 * time.Second
 
-// bookmarkInterval is how often a watch that allows bookmarks gets one.
-// kube-apiserver sends them about once a minute; sooner costs little here.
-var bookmarkInterval = 10 * time.Second
+// defaultBookmarkInterval is how often a watch that allows bookmarks gets
+// one unless Options say otherwise. kube-apiserver sends them about once
+// a minute; sooner costs little here.
+const defaultBookmarkInterval = 10 * time.Second
 
-// handleWatch streams watch events as newline-delimited JSON, as
+// handleWatch streams watch events as newline-delimited JSON, or as
+// length-prefixed protobuf frames when protobuf was asked for, as
 // kube-apiserver does for ?watch=true.
 func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
 	opts, timeout, err := watchOptions(r, s.minRequestTimeout)
-	f, ferr := negotiate(r, forWatch)
+	opts.BookmarkInterval = s.bookmarkInterval
+	f, ferr := negotiate(r, forWatch, kindOf(req.target))
 	var tb *table.Builder
 	if err == nil && ferr == nil && (f.kind == formatTable || f.kind == formatCSV) {
 		tb, err = tableBuilder(r, req, f)
@@ -73,13 +77,17 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	// resources make gauges, as kube-apiserver's RecordLongRunning.
 	defer s.metrics.watching(r).Dec()
 	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", f.contentType())
+	contentType := f.contentType()
+	if f.kind == formatProtobuf {
+		contentType = kubeproto.WatchMediaType
+	}
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
 	if flusher != nil {
 		flusher.Flush()
 	}
-	enc := encoding{table: tb, meta: f.meta}
+	enc := encoding{table: tb, meta: f.meta, proto: f.kind == formatProtobuf}
 	if f.kind == formatCSV {
 		enc = encoding{csv: &csvEvents{cw: csv.NewWriter(w), table: tb}}
 		if enc.csv.start() != nil {
@@ -130,11 +138,13 @@ func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-ch
 // encoding is how the objects of watch events are sent: with table set
 // (kubectl get -w asks for Tables), each as a Table of one row; with meta
 // set, each as a PartialObjectMetadata of that version (bookmarks too,
-// as kube-apiserver sends them); otherwise as they are.
+// as kube-apiserver sends them); otherwise as they are. With proto set,
+// events go as protobuf frames instead of JSON lines.
 type encoding struct {
 	table *table.Builder
 	meta  string
 	csv   *csvEvents // set for text/csv: rows instead of JSON events
+	proto bool
 }
 
 // writeEvent writes one event as enc says.
@@ -143,7 +153,12 @@ func (s *Server) writeEvent(w http.ResponseWriter, ev resource.WatchEvent, enc e
 		return enc.csv.write(ev, s.errorMessage)
 	}
 	ev.Object = enc.object(ev)
-	_, err := w.Write(s.encodeEvent(ev))
+	frame, err := s.encodeEvent(ev, enc.proto)
+	if err != nil {
+		s.logger.Error("watch event not encoded", "err", err)
+		return err
+	}
+	_, err = w.Write(frame)
 	return err
 }
 
@@ -210,13 +225,18 @@ type watchEvent struct {
 	Object json.RawMessage  `json:"object"`
 }
 
-func (s *Server) encodeEvent(ev resource.WatchEvent) []byte {
+// encodeEvent renders one event as a JSON line, or as a protobuf frame.
+// Errors: an object without a protobuf form (the server's fault).
+func (s *Server) encodeEvent(ev resource.WatchEvent, proto bool) ([]byte, error) {
 	obj := ev.Object
 	if ev.Type == engine.EventError {
 		obj, _ = json.Marshal(statusFor(s.eventError(ev.Err))) // a Status always encodes
 	}
+	if proto {
+		return kubeproto.WatchEvent(string(ev.Type), obj)
+	}
 	out, _ := json.Marshal(watchEvent{Type: ev.Type, Object: obj}) // obj is valid JSON from the pipeline
-	return append(out, '\n')
+	return append(out, '\n'), nil
 }
 
 // watchOptions reads the query of a watch. Errors: BadRequest.
@@ -231,7 +251,6 @@ func watchOptions(r *http.Request, minTimeout time.Duration) (resource.WatchOpti
 	if opts.AllowBookmarks, err = parseBool(q, "allowWatchBookmarks"); err != nil {
 		return opts, 0, err
 	}
-	opts.BookmarkInterval = bookmarkInterval
 	if v := q.Get("sendInitialEvents"); v != "" {
 		send, err := parseBool(q, "sendInitialEvents")
 		if err != nil {

@@ -147,8 +147,7 @@ func TestWatchOneObjectInAnotherVersion(t *testing.T) {
 }
 
 func TestWatchListAndBookmarks(t *testing.T) {
-	defer httpapi.SetBookmarkInterval(100 * time.Millisecond)()
-	s := newTestServer(t)
+	s := newTestServerOptions(t, httpapi.Options{BookmarkInterval: 100 * time.Millisecond})
 	s.create(widgets, widget("init", `{}`))
 	w := s.watch(widgets + "?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
 	w.expect("ADDED", "init")

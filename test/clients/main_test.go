@@ -18,7 +18,8 @@ import (
 var server string
 
 func TestMain(m *testing.M) {
-	stop, err := startDynapi()
+	url, stop, err := startDynapi()
+	server = url
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start dynapi:", err)
 		os.Exit(1)
@@ -29,31 +30,32 @@ func TestMain(m *testing.M) {
 }
 
 // startDynapi builds dynapi from the repository and starts it on a free
-// port with a private PostgreSQL in a temporary directory.
-func startDynapi() (stop func(), err error) {
+// port with a private PostgreSQL in a temporary directory, with flags
+// beside those, and returns its URL.
+func startDynapi(flags ...string) (url string, stop func(), err error) {
 	dir, err := os.MkdirTemp("", "dynapi-clients-")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	// PostgreSQL, started as the postgres user when root, must reach it.
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	root, _ := filepath.Abs("../..")
 	bin := filepath.Join(dir, "dynapi")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/dynapi")
 	build.Dir, build.Stderr = root, os.Stderr
 	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("build: %w", err)
+		return "", nil, fmt.Errorf("build: %w", err)
 	}
-	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"),
-		"--schemas", filepath.Join(root, "schemas"), "--conversions", filepath.Join(root, "conversions"))
+	cmd := exec.Command(bin, append([]string{"--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"),
+		"--schemas", filepath.Join(root, "schemas"), "--conversions", filepath.Join(root, "conversions")}, flags...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	stop = func() {
 		_ = cmd.Process.Signal(os.Interrupt)
@@ -62,13 +64,13 @@ func startDynapi() (stop func(), err error) {
 	}
 	found := make(chan string, 1)
 	go func() {
-		url := regexp.MustCompile(`url=(http://[0-9.:]+)`)
+		listening := regexp.MustCompile(`url=(http://[0-9.:]+)`)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if os.Getenv("DYNAPI_LOG") != "" {
 				fmt.Fprintln(os.Stderr, sc.Text())
 			}
-			if m := url.FindStringSubmatch(sc.Text()); m != nil {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case found <- m[1]:
 				default:
@@ -77,11 +79,11 @@ func startDynapi() (stop func(), err error) {
 		}
 	}()
 	select {
-	case server = <-found:
-		return stop, nil
+	case url = <-found:
+		return url, stop, nil
 	case <-time.After(60 * time.Second):
 		stop()
-		return nil, fmt.Errorf("dynapi did not say where it serves within 60s")
+		return "", nil, fmt.Errorf("dynapi did not say where it serves within 60s")
 	}
 }
 

@@ -3,6 +3,7 @@ package rbac
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,36 +17,34 @@ import (
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// defaults are kube-apiserver's bootstrap roles that every user needs:
-// cluster-admin (held by system:masters), discovery and the health and
-// version paths for everyone authenticated, and the self reviews
-// (kubectl auth can-i, whoami).
-var defaults = []string{
-	`{"kind":"ClusterRole","metadata":{"name":"cluster-admin"},"rules":[{"apiGroups":["*"],"resources":["*"],"verbs":["*"]},{"nonResourceURLs":["*"],"verbs":["*"]}]}`,
-	`{"kind":"ClusterRoleBinding","metadata":{"name":"cluster-admin"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"system:masters"}]}`,
-	`{"kind":"ClusterRole","metadata":{"name":"system:discovery"},"rules":[{"nonResourceURLs":["/api","/api/*","/apis","/apis/*","/healthz","/livez","/readyz","/openapi","/openapi/*","/version","/version/"],"verbs":["get"]}]}`,
-	`{"kind":"ClusterRoleBinding","metadata":{"name":"system:discovery"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:discovery"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"system:authenticated"}]}`,
-	`{"kind":"ClusterRole","metadata":{"name":"system:basic-user"},"rules":[{"apiGroups":["authorization.k8s.io"],"resources":["selfsubjectaccessreviews","selfsubjectrulesreviews"],"verbs":["create"]},{"apiGroups":["authentication.k8s.io"],"resources":["selfsubjectreviews"],"verbs":["create"]}]}`,
-	`{"kind":"ClusterRoleBinding","metadata":{"name":"system:basic-user"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:basic-user"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"system:authenticated"}]}`,
-	`{"kind":"ClusterRole","metadata":{"name":"system:public-info-viewer"},"rules":[{"nonResourceURLs":["/healthz","/livez","/readyz","/version","/version/"],"verbs":["get"]}]}`,
-	`{"kind":"ClusterRoleBinding","metadata":{"name":"system:public-info-viewer"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"system:public-info-viewer"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"system:authenticated"},{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"system:unauthenticated"}]}`,
-}
+// bootstrapPolicy is kube-apiserver's bootstrap roles and bindings, as
+// far as dynapi serves what they grant.
+//
+//go:embed bootstrap.yaml
+var bootstrapPolicy []byte
 
-// Bootstrap creates kube's default roles and bindings, then the RBAC
-// objects of policy (YAML or JSON documents, or Lists of them: the
-// --authorization-policy-file), each unless it exists: what an operator
-// changed since is kept. Errors: BadRequest for a document that is not an
-// RBAC object; those of Create.
+// Bootstrap reconciles kube's bootstrap roles and bindings (creates those
+// missing; puts back in the others what the policy has and they lack,
+// unless annotated rbac.authorization.kubernetes.io/autoupdate=false),
+// then creates the RBAC objects of policy (YAML or JSON documents, or
+// Lists of them: the --authorization-policy-file) unless they exist: what
+// an operator changed since is kept. Errors: BadRequest for a document
+// that is not an RBAC object; those of the writes.
 func Bootstrap(ctx context.Context, service *resource.Service, snap *registry.Snapshot, policy []byte) error {
-	docs := make([][]byte, 0, len(defaults))
-	for _, d := range defaults {
-		docs = append(docs, []byte(d))
+	defaults, err := splitDocuments(bootstrapPolicy)
+	if err != nil {
+		return err
+	}
+	for _, doc := range defaults {
+		if err := reconcile(ctx, service, snap, doc); err != nil {
+			return err
+		}
 	}
 	fromFile, err := splitDocuments(policy)
 	if err != nil {
 		return err
 	}
-	for _, doc := range append(docs, fromFile...) {
+	for _, doc := range fromFile {
 		if err := ensure(ctx, service, snap, doc); err != nil {
 			return err
 		}
@@ -81,28 +80,87 @@ func splitDocuments(data []byte) ([][]byte, error) {
 
 // ensure creates one RBAC object unless it exists.
 func ensure(ctx context.Context, service *resource.Service, snap *registry.Snapshot, doc []byte) error {
-	kind := gjson.GetBytes(doc, "kind").String()
-	res, ok := snap.ResourceByKind(Group, kind)
-	if !ok {
-		return engine.Errorf(engine.CodeBadRequest, "authorization policy: %q is not an RBAC kind (%s)", kind, Group)
-	}
-	_, ver, ok := snap.Lookup(Group, "v1", res.Plural)
-	if !ok {
-		return engine.Errorf(engine.CodeBadRequest, "authorization policy: %s/v1 is not served", Group)
-	}
-	body, err := withAPIVersion(doc)
+	t, body, err := target(snap, doc)
 	if err != nil {
 		return err
 	}
-	t := resource.Target{Resource: res, Version: ver, Namespace: gjson.GetBytes(doc, "metadata.namespace").String()}
 	_, err = service.Create(ctx, t, body, resource.WriteOptions{})
 	if engine.ErrorCode(err) == engine.CodeAlreadyExists {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("authorization policy: create %s %s: %w", kind, gjson.GetBytes(doc, "metadata.name"), err)
+		return fmt.Errorf("authorization policy: create %s %s: %w", gjson.GetBytes(doc, "kind"), gjson.GetBytes(doc, "metadata.name"), err)
 	}
 	return nil
+}
+
+// reconcileAttempts bounds the retries of a bootstrap object that other
+// processes, starting too, write at the same time.
+const reconcileAttempts = 5
+
+// reconcile creates one bootstrap object, or reconciles the stored one
+// with it.
+func reconcile(ctx context.Context, service *resource.Service, snap *registry.Snapshot, doc []byte) error {
+	t, body, err := target(snap, doc)
+	if err != nil {
+		return err
+	}
+	name := gjson.GetBytes(doc, "metadata.name").String()
+	for range reconcileAttempts {
+		err = reconcileOnce(ctx, service, t, name, body)
+		if code := engine.ErrorCode(err); code != engine.CodeConflict && code != engine.CodeAlreadyExists && code != engine.CodeNotFound {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("bootstrap policy: reconcile %s %s: %w", t.Resource.Kind, name, err)
+	}
+	return nil
+}
+
+func reconcileOnce(ctx context.Context, service *resource.Service, t resource.Target, name string, expected []byte) error {
+	stored, err := service.Get(ctx, t, name)
+	if engine.ErrorCode(err) == engine.CodeNotFound {
+		_, err = service.Create(ctx, t, expected, resource.WriteOptions{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	body, c, err := reconciled(t.Resource.Kind, stored, expected)
+	switch {
+	case err != nil || c == unchanged:
+		return err
+	case c == recreate:
+		if _, err := service.Delete(ctx, t, name, resource.DeleteOptions{
+			PreconditionResourceVersion: gjson.GetBytes(stored, "metadata.resourceVersion").String()}); err != nil {
+			return err
+		}
+		_, err = service.Create(ctx, t, body, resource.WriteOptions{})
+		return err
+	}
+	_, err = service.Update(ctx, t, name, body, resource.WriteOptions{})
+	return err
+}
+
+// target is where an RBAC document is stored, and its body with an
+// apiVersion. Errors: BadRequest for a document that is not an RBAC
+// object.
+func target(snap *registry.Snapshot, doc []byte) (resource.Target, []byte, error) {
+	kind := gjson.GetBytes(doc, "kind").String()
+	res, ok := snap.ResourceByKind(Group, kind)
+	if !ok {
+		return resource.Target{}, nil, engine.Errorf(engine.CodeBadRequest, "authorization policy: %q is not an RBAC kind (%s)", kind, Group)
+	}
+	_, ver, ok := snap.Lookup(Group, "v1", res.Plural)
+	if !ok {
+		return resource.Target{}, nil, engine.Errorf(engine.CodeBadRequest, "authorization policy: %s/v1 is not served", Group)
+	}
+	body, err := withAPIVersion(doc)
+	if err != nil {
+		return resource.Target{}, nil, err
+	}
+	return resource.Target{Resource: res, Version: ver, Namespace: gjson.GetBytes(doc, "metadata.namespace").String()}, body, nil
 }
 
 func withAPIVersion(doc []byte) ([]byte, error) {

@@ -120,11 +120,13 @@ func subjectKey(s rbacv1.Subject, bindingNamespace string) (subject, bool) {
 	return subject{}, false
 }
 
-// aggregate returns each ClusterRole's rules; one with an aggregationRule
-// has the rules of every ClusterRole its selectors match (not of other
-// aggregated ones), as kube's aggregation controller writes them.
+// aggregate returns each ClusterRole's rules. One with an aggregationRule
+// has the rules of every ClusterRole its selectors match, those of a
+// matched aggregated one being its own aggregated rules (kube's admin
+// aggregates edit, which aggregates view): the fixed point kube's
+// aggregation controller reaches, in which an aggregated role holds the
+// rules of every plain role reachable through matches, cycles included.
 func aggregate(roles map[string]*rbacv1.ClusterRole) map[string][]rbacv1.PolicyRule {
-	out := make(map[string][]rbacv1.PolicyRule, len(roles))
 	byName := make(map[string]*rbacv1.ClusterRole, len(roles))
 	names := make([]string, 0, len(roles))
 	for _, r := range roles {
@@ -132,26 +134,44 @@ func aggregate(roles map[string]*rbacv1.ClusterRole) map[string][]rbacv1.PolicyR
 		names = append(names, r.Name)
 	}
 	sort.Strings(names) // a stable order of the aggregated rules
+	out := make(map[string][]rbacv1.PolicyRule, len(roles))
 	for _, name := range names {
-		r := byName[name]
-		if r.AggregationRule == nil {
-			out[name] = r.Rules
+		if byName[name].AggregationRule == nil {
+			out[name] = byName[name].Rules
 			continue
 		}
 		var rules []rbacv1.PolicyRule
-		for _, sel := range r.AggregationRule.ClusterRoleSelectors {
-			s, err := metav1.LabelSelectorAsSelector(&sel)
-			if err != nil || s.Empty() {
+		seen := map[string]bool{name: true}
+		for queue := matching(byName, names, name); len(queue) > 0; queue = queue[1:] {
+			if seen[queue[0]] {
 				continue
 			}
-			for _, other := range names {
-				o := byName[other]
-				if other != name && o.AggregationRule == nil && s.Matches(labels.Set(o.Labels)) {
-					rules = append(rules, o.Rules...)
-				}
+			seen[queue[0]] = true
+			if r := byName[queue[0]]; r.AggregationRule == nil {
+				rules = append(rules, r.Rules...)
+			} else {
+				queue = append(queue, matching(byName, names, queue[0])...)
 			}
 		}
 		out[name] = rules
+	}
+	return out
+}
+
+// matching lists the other ClusterRoles the aggregationRule of name
+// selects, in names' order.
+func matching(byName map[string]*rbacv1.ClusterRole, names []string, name string) []string {
+	var out []string
+	for _, sel := range byName[name].AggregationRule.ClusterRoleSelectors {
+		s, err := metav1.LabelSelectorAsSelector(&sel)
+		if err != nil || s.Empty() {
+			continue
+		}
+		for _, other := range names {
+			if other != name && s.Matches(labels.Set(byName[other].Labels)) {
+				out = append(out, other)
+			}
+		}
 	}
 	return out
 }

@@ -14,7 +14,8 @@ type kind struct {
 	shortNames []string
 	scope      string
 	columns    []column
-	note       string // the file's leading comment
+	selectable []string // field selectors kube-apiserver serves for the kind, as selectable fields' paths
+	note       string   // the file's leading comment
 }
 
 // column is one printer column.
@@ -60,7 +61,13 @@ var kinds = []kind{
 			{Name: "Reason", Type: "string", JSONPath: ".reason"},
 			{Name: "Object", Type: "string", JSONPath: ".involvedObject.name"},
 			{Name: "Message", Type: "string", JSONPath: ".message"},
-		}},
+		},
+		// kube-apiserver's Event field selectors that clients use (kubectl events --for,
+		// kubectl describe), within a definition's limit of 8: not involvedObject.resourceVersion
+		// and involvedObject.fieldPath, nor "source", which names .source.component (a selectable
+		// field is named by its path).
+		selectable: []string{".involvedObject.kind", ".involvedObject.namespace", ".involvedObject.name", ".involvedObject.uid",
+			".involvedObject.apiVersion", ".reason", ".reportingComponent", ".type"}},
 	{file: "coordination.k8s.io/lease.yaml", spec: coordSpec, schema: "io.k8s.api.coordination.v1.Lease",
 		group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", scope: "Namespaced",
 		columns: []column{{Name: "Holder", Type: "string", JSONPath: ".spec.holderIdentity"}, age}},

@@ -25,6 +25,9 @@ func render(k kind, schema map[string]any, version string) ([]byte, error) {
 	if len(k.columns) > 0 {
 		v["printerColumns"] = k.columns
 	}
+	if len(k.selectable) > 0 {
+		v["selectableFields"] = k.selectable
+	}
 	y, err := yaml.Marshal([]any{v})
 	if err != nil {
 		return nil, err

@@ -31,6 +31,12 @@ func readDocument(file string) (*document, error) {
 const (
 	refPrefix  = "#/components/schemas/"
 	objectMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+	microTime  = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"
+	// microTimePattern is the form metav1.MicroTime reads (RFC 3339 with
+	// exactly six fraction digits), which the OpenAPI's date-time does not
+	// say: kube-apiserver refuses another form when it decodes the body,
+	// and dynapi must too, or the object could not be encoded as protobuf.
+	microTimePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}(Z|[+-][0-9]{2}:[0-9]{2})$`
 )
 
 // dropped are the keys a definition's schema leaves out: they describe
@@ -67,7 +73,11 @@ func (d *document) inline(name string, seen []string) (map[string]any, error) {
 	if name == objectMeta {
 		return map[string]any{"type": "object"}, nil
 	}
-	return d.walk(src, append(seen, name))
+	out, err := d.walk(src, append(seen, name))
+	if name == microTime && err == nil {
+		out["pattern"] = microTimePattern
+	}
+	return out, err
 }
 
 // walk copies one schema node, resolving $ref and single-item allOf (how
