@@ -12,7 +12,7 @@ import (
 
 const widgetSchema = `{"type":"object","properties":{
  "spec":{"type":"object","properties":{
-  "replicas":{"type":"integer"},"color":{"type":"string"},
+  "replicas":{"type":"integer"},"color":{"type":"string"},"size":{"type":"integer"},
   "ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
    "items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"port":{"type":"integer"}}}},
   "tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
@@ -61,7 +61,7 @@ func TestApplyConflictAndForce(t *testing.T) {
 func TestUpdateRecordsChangedFields(t *testing.T) {
 	k := testKind()
 	created := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1}}`)
-	mf, err := k.Update("v1", "", nil, created, "creator")
+	mf, err := k.Update("v1", "", nil, created, nil, "creator")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestUpdateRecordsChangedFields(t *testing.T) {
 	}
 	live := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","managedFields":` + string(mf) + `},"spec":{"replicas":1}}`)
 	upd := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"color":"red"}}`)
-	mf2, err := k.Update("v1", "", live, upd, "painter")
+	mf2, err := k.Update("v1", "", live, upd, nil, "painter")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,47 +79,94 @@ func TestUpdateRecordsChangedFields(t *testing.T) {
 	if len(r.Array()) != 2 || r.Get("1.manager").Str != "painter" || !r.Get("1.fieldsV1.f:spec.f:color").Exists() {
 		t.Fatalf("managedFields = %s", mf2)
 	}
-	reset := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","managedFields":[]},"spec":{"replicas":1}}`)
-	if mf3, err := k.Update("v1", "", live, reset, "x"); err != nil || mf3 != nil {
+	if mf3, err := k.Update("v1", "", live, live, []byte(`[]`), "x"); err != nil || mf3 != nil {
 		t.Fatalf("reset: %s %v", mf3, err)
 	}
 }
 
-// TestFastUpdateMatchesFieldManager: the shortcut for an update of fields
-// its manager alone owns gives what kube-apiserver's FieldManager gives.
+// TestFastUpdateMatchesFieldManager: where the update shortcut answers,
+// it answers what kube-apiserver's FieldManager gives, but for the time;
+// everywhere else it leaves the answer to the FieldManager.
 func TestFastUpdateMatchesFieldManager(t *testing.T) {
-	k := testKind()
-	fm, err := k.manager("v1", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := NewKind(Spec{Group: "example.com", Kind: "Widget",
+		Versions: []Version{{Name: "v1", Schema: []byte(plainWidgetSchema), Status: true}},
+		Convert:  func(obj []byte, _, _ string) ([]byte, error) { return obj, nil }})
 	obj := func(replicas, color, extra string) []byte {
 		return []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","labels":{"a":"1"}},"spec":{"replicas":` +
 			replicas + `,"color":"` + color + `"` + extra + `}}`)
 	}
-	mfA, _ := k.Update("v1", "", nil, obj("1", "red", ""), "alice")
-	live := []byte(strings.Replace(string(obj("1", "red", "")), `"labels"`, `"managedFields":`+string(mfA)+`,"labels"`, 1))
-	mfB, _ := k.fullUpdate(fm, "v1", live, obj("1", "red", `,"tags":["x"]`), "bob")
-	live = []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"labels"`, `"managedFields":`+string(mfB)+`,"labels"`, 1))
+	// alice created the object, bob added tags; tags is a set in testKind,
+	// an atomic list in plain.
+	history := func(k *Kind) []byte {
+		var live []byte // none yet: alice creates
+		for _, step := range []struct {
+			obj     []byte
+			manager string
+		}{{obj("1", "red", ""), "alice"}, {obj("1", "red", `,"tags":["x"]`), "bob"}} {
+			mf, err := k.Update("v1", "", live, step.obj, nil, step.manager)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if live, err = withManagedFields(step.obj, mf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return live
+	}
+	withLabel := func(label string) []byte {
+		return []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"a":"1"`, `"a":"1",`+label, 1))
+	}
 	tests := []struct {
 		name    string
+		kind    *Kind
 		obj     []byte
+		sent    string
 		manager string
 		fast    bool
 	}{
-		{"owned scalar", obj("2", "red", `,"tags":["x"]`), "alice", true},
-		{"unchanged", obj("1", "red", `,"tags":["x"]`), "carol", true},
-		{"not owned", obj("2", "red", `,"tags":["x"]`), "bob", false},
-		{"added field", obj("2", "red", `,"tags":["x"],"args":["y"]`), "alice", false},
-		{"list changed", obj("1", "red", `,"tags":["z"]`), "bob", false},
+		{"owned scalar", testKind(), obj("2", "red", `,"tags":["x"]`), "", "alice", true},
+		{"unchanged", testKind(), obj("1", "red", `,"tags":["x"]`), "", "carol", true},
+		{"not owned", testKind(), obj("2", "red", `,"tags":["x"]`), "", "bob", false},
+		{"added list", testKind(), obj("2", "red", `,"tags":["x"],"args":["y"]`), "", "alice", false},
+		{"list changed", testKind(), obj("1", "red", `,"tags":["z"]`), "", "bob", false},
+		{"added label", testKind(), withLabel(`"b":"2"`), "", "alice", true},
+		{"added label and owned scalar", testKind(), []byte(strings.Replace(string(withLabel(`"b":"2"`)), `"replicas":1`, `"replicas":3`, 1)), "", "alice", true},
+		{"added label, no entry of its manager", testKind(), withLabel(`"b":"2"`), "", "carol", false},
+		{"added label, object value", testKind(), withLabel(`"b":{}`), "", "alice", false},
+		{"added annotations", testKind(), []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"labels"`, `"annotations":{"n":"1","m":"2"},"labels"`, 1)), "", "alice", true},
+		{"added object, plain schema", plain, []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"color":"red"`, `"color":"red","nested":{"a":{"b":1}}`, 1)), "", "alice", true},
+		{"added list, plain schema", plain, []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"color":"red"`, `"color":"red","items":[]`, 1)), "", "alice", false},
+		{"removed label", testKind(), []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"labels":{"a":"1"}`, `"labels":{}`, 1)), "", "alice", false},
+		{"added field, schema with a set", testKind(), obj("1", "red", `,"tags":["x"],"size":3`), "", "alice", false},
+		{"added field, plain schema", plain, []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `"color":"red"`, `"color":"red","ios":"5%"`, 1)), "", "alice", true},
+		{"added field in status, plain schema", plain, []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `}}`, `},"status":{}}`, 1)), "", "alice", false},
+		{"managedFields sent as read", testKind(), obj("2", "red", `,"tags":["x"]`), "live", "alice", true},
+		{"managedFields sent changed", testKind(), obj("2", "red", `,"tags":["x"]`), "[]", "alice", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fast, ok := fastUpdate("example.com/v1", "", live, tt.obj, tt.manager, time.Now())
+			live := history(tt.kind)
+			var sent []byte
+			switch tt.sent {
+			case "live":
+				sent = []byte(gjson.GetBytes(live, "metadata.managedFields").Raw)
+			case "":
+			default:
+				sent = []byte(tt.sent)
+			}
+			fast, ok := tt.kind.fastUpdate("v1", "example.com/v1", "", live, tt.obj, sent, tt.manager, time.Now())
 			if ok != tt.fast {
 				t.Fatalf("fast path taken: %v, want %v", ok, tt.fast)
 			}
-			full, err := k.fullUpdate(fm, "v1", live, tt.obj, tt.manager)
+			fm, err := tt.kind.manager("v1", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			withSent, err := withManagedFields(tt.obj, sent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := tt.kind.fullUpdate(fm, "v1", live, withSent, tt.manager)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,10 +177,66 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 	}
 }
 
+// TestFastUpdateAcrossVersions: a field another manager owns through
+// another version (under another name) is not the updater's alone, so
+// the shortcut leaves it to the FieldManager, which takes it over.
+func TestFastUpdateAcrossVersions(t *testing.T) {
+	k := renamingKind()
+	v2 := func(maintainer string) []byte {
+		return []byte(`{"apiVersion":"example.com/v2","kind":"Pipe","metadata":{"name":"p"},"spec":{"maintainer":"` + maintainer + `","size":1}}`)
+	}
+	mf, err := k.Update("v2", "", nil, v2("x"), nil, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withMF, err := withManagedFields(v2("x"), mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := k.spec.Convert(withMF, "v2", "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := k.Apply("v1", "", live, []byte(`{"apiVersion":"example.com/v1","kind":"Pipe","metadata":{"name":"p"},"spec":{"owner":"x"}}`), "alice", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live, err = k.spec.Convert(shared, "v1", "v2"); err != nil {
+		t.Fatal(err)
+	}
+	mf, err = k.Update("v2", "", live, v2("y"), nil, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stripTimes(mf); strings.Contains(got, "f:owner") {
+		t.Fatalf("alice kept the field bob changed: %s", mf)
+	}
+}
+
 func stripTimes(mf []byte) string {
 	var out []string
 	for _, e := range gjson.ParseBytes(mf).Array() {
 		out = append(out, e.Get("manager").Str+e.Get("operation").Str+e.Get("fieldsV1").Raw)
 	}
 	return strings.Join(out, ";")
+}
+
+// renamingKind has two versions that name one field differently: v1's
+// spec.owner is v2's spec.maintainer.
+func renamingKind() *Kind {
+	schema := func(field string) []byte {
+		return []byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{"` + field +
+			`":{"type":"string"},"size":{"type":"integer"}}}}}`)
+	}
+	rename := map[string][2]string{"v1": {"owner", "maintainer"}, "v2": {"maintainer", "owner"}}
+	return NewKind(Spec{Group: "example.com", Kind: "Pipe",
+		Versions: []Version{{Name: "v1", Schema: schema("owner")}, {Name: "v2", Schema: schema("maintainer")}},
+		Convert: func(obj []byte, from, to string) ([]byte, error) {
+			if from == to {
+				return obj, nil
+			}
+			names := rename[from]
+			out := strings.Replace(string(obj), `"`+names[0]+`"`, `"`+names[1]+`"`, 1)
+			return []byte(strings.Replace(out, `"example.com/`+from+`"`, `"example.com/`+to+`"`, 1)), nil
+		}})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -24,21 +25,21 @@ func (k *Kind) fastCreate(version, apiVersion string, obj []byte, manager string
 	if !ok || !v.plain {
 		return nil, false
 	}
-	root := gjson.ParseBytes(obj)
 	var fields bytes.Buffer
+	fields.Grow(len(obj))
 	fields.WriteByte('{')
 	n := 0
-	for _, key := range sortedKeys(root) {
-		val := root.Get(gjson.Escape(key))
+	var buf [16]member
+	for _, m := range sortedMembers(gjson.ParseBytes(obj), buf[:0]) {
 		switch {
-		case key == "apiVersion" || key == "kind" || key == "status" && v.Status:
+		case m.key == "apiVersion" || m.key == "kind" || m.key == "status" && v.Status:
 			continue
-		case key == "metadata":
-			if !plainMetadata(val) {
+		case m.key == "metadata":
+			if !plainMetadata(m.value) {
 				return nil, false
 			}
 		}
-		if !writeMember(&fields, &n, key, val, key == "metadata") {
+		if !writeMember(&fields, &n, m.key, m.value, m.key == "metadata") {
 			return nil, false
 		}
 	}
@@ -82,62 +83,70 @@ func plainMetadata(m gjson.Result) bool {
 // writeMember writes "f:key": the node's field set into buf, the n-th
 // member. Under metadata (meta), the stripped fields are left out and the
 // metadata node itself is not recorded. It reports false for what a
-// plain create cannot hold (a null).
+// plain create cannot hold (a null). It writes in place, and takes back
+// what a node without members wrote.
 func writeMember(buf *bytes.Buffer, n *int, key string, val gjson.Result, meta bool) bool {
 	if val.Type == gjson.Null {
 		return false
 	}
-	var children bytes.Buffer
+	start := buf.Len()
+	if *n > 0 {
+		buf.WriteByte(',')
+	}
+	buf.Write(quote("f:" + key))
+	open := buf.Len()
+	if meta {
+		buf.WriteString(`:{`)
+	} else {
+		buf.WriteString(`:{".":{},`)
+	}
 	m := 0
 	if val.IsObject() {
-		for _, k := range sortedKeys(val) {
-			if meta && slices.Contains(strippedMeta, k) {
+		var mbuf [16]member
+		for _, c := range sortedMembers(val, mbuf[:0]) {
+			if meta && slices.Contains(strippedMeta, c.key) {
 				continue
 			}
-			if !writeMember(&children, &m, k, val.Get(gjson.Escape(k)), false) {
+			if !writeMember(buf, &m, c.key, c.value, false) {
 				return false
 			}
 		}
 	}
-	if meta && m == 0 {
-		return true // only stripped fields: nothing recorded
-	}
-	if *n > 0 {
-		buf.WriteByte(',')
+	switch {
+	case m == 0 && meta:
+		buf.Truncate(start) // only stripped fields: nothing recorded
+		return true
+	case m == 0:
+		buf.Truncate(open)
+		buf.WriteString(`:{}`)
+	default:
+		buf.WriteByte('}')
 	}
 	*n++
-	buf.Write(quote("f:" + key))
-	switch {
-	case m == 0:
-		buf.WriteString(`:{}`)
-	case meta:
-		buf.WriteString(`:{`)
-		buf.Write(children.Bytes())
-		buf.WriteByte('}')
-	default:
-		buf.WriteString(`:{".":{},`)
-		buf.Write(children.Bytes())
-		buf.WriteByte('}')
-	}
 	return true
 }
 
-// sortedKeys are an object's member names in byte order, as the field
-// set is serialized.
-func sortedKeys(obj gjson.Result) []string {
-	var keys []string
-	obj.ForEach(func(k, _ gjson.Result) bool {
-		keys = append(keys, k.Str)
-		return true
-	})
-	slices.Sort(keys)
-	return keys
+// sortedMembers are an object's members in byte order of their names,
+// as the field set is serialized, listed into buf.
+func sortedMembers(obj gjson.Result, buf []member) []member {
+	ms := members(obj, buf)
+	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	return ms
 }
 
-// quote renders s as a JSON string, escaped as encoding/json escapes it.
+// quote renders s as a JSON string, escaped as encoding/json escapes it:
+// most names need no escape, and are quoted without encoding/json.
 func quote(s string) []byte {
-	b, _ := json.Marshal(s) // a string always encodes
-	return b
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always encodes
+			return b
+		}
+	}
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // plainSchema reports whether a version's schema (JSON) tracks every list

@@ -1,89 +1,214 @@
 package apply
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // fastUpdate answers Update without decoding the objects when the result
-// is known: an update that changes only scalar values its manager alone
-// already owns, through an Update entry of the same apiVersion and
-// subresource, leaves every field set as it is and moves that entry's
-// time to now (kube-apiserver's managedFieldsUpdater), re-sorted as
-// kube-apiserver sorts entries; an update that changes nothing leaves
-// managedFields as they are. Anything else (a field added or removed, a
-// list changed, a field another manager also owns) takes the full merge.
-func fastUpdate(apiVersion, subresource string, live, obj []byte, manager string, now time.Time) ([]byte, bool) {
-	entries := gjson.GetBytes(live, "metadata.managedFields").Array()
-	if len(entries) == 0 || subresource == "" && gjson.GetBytes(obj, "metadata.managedFields").Exists() {
+// is known, for the updates controllers and most clients send:
+//
+//   - one that changes nothing leaves managedFields as they are;
+//   - one that changes only scalar values its manager alone already owns,
+//     through an Update entry of the same apiVersion and subresource,
+//     leaves every field set as it is and moves that entry's time to now
+//     (kube-apiserver's managedFieldsUpdater), re-sorted as kube-apiserver
+//     sorts entries;
+//   - one that also adds members (labels, annotations, fields of a plain
+//     schema: see addable) that no manager owns gives them to that entry
+//     too, as the FieldManager's Added set.
+//
+// Anything else (a field removed, an object or list added or changed, a
+// field another manager also owns, an entry of another apiVersion, whose
+// paths name fields as that version does) takes the full merge.
+// sent is the managedFields the request carried (nil: none); a copy of
+// live's counts as none, as kube-apiserver's decodeLiveOrNew reads it.
+func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, obj, sent []byte, manager string, now time.Time) ([]byte, bool) {
+	liveFields := gjson.GetBytes(live, "metadata.managedFields")
+	if !liveFields.IsArray() || subresource == "" && sent != nil && !bytes.Equal(sent, []byte(liveFields.Raw)) {
 		return nil, false
 	}
-	var changed [][]string
-	if !diffScalars(gjson.ParseBytes(live), gjson.ParseBytes(obj), nil, &changed) {
+	d := differ{addable: k.addable(version, subresource)}
+	if !d.object(gjson.ParseBytes(live), gjson.ParseBytes(obj), nil) {
 		return nil, false
 	}
-	raw := []byte(gjson.GetBytes(live, "metadata.managedFields").Raw)
-	if len(changed) == 0 {
-		return raw, true
+	if len(d.changed) == 0 && len(d.added) == 0 {
+		return []byte(liveFields.Raw), true
 	}
+	entries := liveFields.Array()
 	own := -1
 	for i, e := range entries {
-		if e.Get("manager").Str == manager && e.Get("operation").Str == "Update" &&
-			e.Get("apiVersion").Str == apiVersion && e.Get("subresource").Str == subresource {
+		if e.Get("apiVersion").Str != apiVersion {
+			return nil, false // its fields have other names: see TestFastUpdateAcrossVersions
+		}
+		if e.Get("manager").Str == manager && e.Get("operation").Str == "Update" && e.Get("subresource").Str == subresource {
 			own = i
 		}
 	}
-	if own < 0 {
+	if own < 0 || !ownership(entries, own, d) {
 		return nil, false
 	}
-	for _, p := range changed {
-		for i, e := range entries {
-			if owns(e.Get("fieldsV1"), p) != (i == own) {
-				return nil, false
+	ownRaw := entries[own].Raw
+	if len(d.added) > 0 {
+		var ok bool
+		if ownRaw, ok = withFields(entries[own], d.added); !ok {
+			return nil, false
+		}
+	}
+	return retime(entries, own, ownRaw, now.UTC().Format(time.RFC3339)), true
+}
+
+// ownership reports whether entries[own] alone owns every changed path,
+// and no entry owns an added one.
+func ownership(entries []gjson.Result, own int, d differ) bool {
+	for i, e := range entries {
+		fields := e.Get("fieldsV1")
+		for _, p := range d.changed {
+			if owns(fields, p) != (i == own) {
+				return false
+			}
+		}
+		for _, p := range d.added {
+			if owns(fields, p) {
+				return false
 			}
 		}
 	}
-	return retime(entries, own, now.UTC().Format(time.RFC3339)), true
+	return true
+}
+
+// addable says where an added member is tracked granularly by the
+// FieldManager, so that its Added set is the member's path (and its
+// members'): metadata's labels and annotations (granular maps of
+// ObjectMeta) and their members and, in a version whose schema tracks
+// every map granularly (see plainSchema), anywhere but metadata, outside
+// status when it belongs to the other endpoint (reset fields).
+func (k *Kind) addable(version, subresource string) func(path []string) bool {
+	v := k.versions[version]
+	return func(path []string) bool {
+		switch {
+		case path[0] == "metadata" && (len(path) == 2 || len(path) == 3):
+			return path[1] == "labels" || path[1] == "annotations"
+		case path[0] == "metadata" || !v.plain:
+			return false
+		case subresource == "status":
+			return path[0] == "status"
+		}
+		return !(v.Status && path[0] == "status")
+	}
 }
 
 // serverMeta are the metadata fields managedFields never record.
 var serverMeta = []string{"managedFields", "resourceVersion", "generation"}
 
-// diffScalars collects in changed the paths of scalar values that differ
-// between a and b, and reports false for any other difference.
-func diffScalars(a, b gjson.Result, path []string, changed *[][]string) bool {
-	if !a.IsObject() || !b.IsObject() {
-		if a.IsObject() || b.IsObject() || a.IsArray() || b.IsArray() {
-			return a.Raw == b.Raw
-		}
-		if a.Type == gjson.Null || b.Type == gjson.Null {
-			return a.Type == b.Type
-		}
-		if a.Type != b.Type || a.Raw != b.Raw {
-			*changed = append(*changed, slices.Clone(path))
-		}
+// differ collects the differences between two objects that the shortcut
+// knows the answer for.
+type differ struct {
+	addable func(path []string) bool
+	changed [][]string // scalar values replaced
+	added   [][]string // members added, and their members
+}
+
+// object compares two values at path; false for a difference the
+// shortcut cannot answer. Equal bytes end the walk at once: most of an
+// update is what it read.
+func (d *differ) object(a, b gjson.Result, path []string) bool {
+	if a.Raw == b.Raw {
 		return true
 	}
-	am, bm := a.Map(), b.Map()
-	for k, av := range am {
-		if len(path) == 1 && path[0] == "metadata" && slices.Contains(serverMeta, k) {
+	if !a.IsObject() || !b.IsObject() {
+		return d.scalar(a, b, path)
+	}
+	var aBuf, bBuf [16]member
+	am, bm := members(a, aBuf[:0]), members(b, bBuf[:0])
+	for _, m := range am {
+		if d.skip(path, m.key) {
 			continue
 		}
-		bv, ok := bm[k]
-		if !ok || !diffScalars(av, bv, append(path, k), changed) {
+		bv, ok := find(bm, m.key)
+		if !ok || !d.object(m.value, bv, append(path, m.key)) {
 			return false
 		}
 	}
-	for k := range bm {
-		if _, ok := am[k]; !ok && !(len(path) == 1 && path[0] == "metadata" && slices.Contains(serverMeta, k)) {
+	for _, m := range bm {
+		if _, ok := find(am, m.key); ok || d.skip(path, m.key) {
+			continue
+		}
+		if !d.add(append(slices.Clip(path), m.key), m.value) {
 			return false
 		}
 	}
 	return true
+}
+
+// add records a member added at path: a scalar, or an object whose
+// node and members are all added (the FieldManager's Added set has the
+// map itself and each member); false for a list, a null, or a place
+// addable does not allow, for the value or its members.
+func (d *differ) add(path []string, v gjson.Result) bool {
+	if !d.addable(path) || !isScalar(v) && !v.IsObject() {
+		return false
+	}
+	d.added = append(d.added, path)
+	if !v.IsObject() {
+		return true
+	}
+	if !d.addable(append(slices.Clip(path), "")) {
+		return false // an object where only scalars go (a label's value)
+	}
+	ok := true
+	v.ForEach(func(k, member gjson.Result) bool {
+		ok = d.add(append(slices.Clip(path), k.Str), member)
+		return ok
+	})
+	return ok
+}
+
+// scalar compares two values of which one at least is not an object.
+func (d *differ) scalar(a, b gjson.Result, path []string) bool {
+	if !isScalar(a) || !isScalar(b) {
+		return false // an object or list replaced or changed
+	}
+	d.changed = append(d.changed, slices.Clone(path))
+	return true
+}
+
+// skip: metadata's server-owned members are not compared.
+func (d *differ) skip(path []string, key string) bool {
+	return len(path) == 1 && path[0] == "metadata" && slices.Contains(serverMeta, key)
+}
+
+func isScalar(v gjson.Result) bool {
+	return v.Exists() && v.Type != gjson.Null && !v.IsObject() && !v.IsArray()
+}
+
+type member struct {
+	key   string
+	value gjson.Result
+}
+
+// members lists an object's members into buf.
+func members(obj gjson.Result, buf []member) []member {
+	obj.ForEach(func(k, v gjson.Result) bool {
+		buf = append(buf, member{k.Str, v})
+		return true
+	})
+	return buf
+}
+
+func find(ms []member, key string) (gjson.Result, bool) {
+	for _, m := range ms {
+		if m.key == key {
+			return m.value, true
+		}
+	}
+	return gjson.Result{}, false
 }
 
 // owns reports whether a fieldsV1 set holds path or an atomic ancestor.
@@ -101,9 +226,35 @@ func owns(fields gjson.Result, path []string) bool {
 	return true
 }
 
-// retime sets the time of entries[i] and sorts them as kube-apiserver
-// does: by operation, time, manager, apiVersion.
-func retime(entries []gjson.Result, i int, now string) []byte {
+// withFields is entry with paths added to its fieldsV1, serialized as
+// the FieldManager serializes field sets.
+func withFields(entry gjson.Result, paths [][]string) (string, bool) {
+	set := &fieldpath.Set{}
+	if err := set.FromJSON(strings.NewReader(entry.Get("fieldsV1").Raw)); err != nil {
+		return "", false
+	}
+	for _, p := range paths {
+		parts := make([]any, len(p))
+		for i, k := range p {
+			parts[i] = k
+		}
+		fp, err := fieldpath.MakePath(parts...)
+		if err != nil {
+			return "", false
+		}
+		set.Insert(fp)
+	}
+	fields, err := set.ToJSON()
+	if err != nil {
+		return "", false
+	}
+	out, err := sjson.SetRaw(entry.Raw, "fieldsV1", string(fields))
+	return out, err == nil
+}
+
+// retime sets the time of entries[i], whose JSON becomes raw, and sorts
+// them as kube-apiserver does: by operation, time, manager, apiVersion.
+func retime(entries []gjson.Result, i int, raw, now string) []byte {
 	type entry struct {
 		raw, op, manager, version string
 		t                         int64
@@ -114,7 +265,7 @@ func retime(entries []gjson.Result, i int, now string) []byte {
 		ts := e.Get("time").Str
 		if j == i {
 			ts = now
-			list[j].raw = setTime(e, now)
+			list[j].raw = setTime(raw, now)
 		}
 		if tt, err := time.Parse(time.RFC3339, ts); err == nil {
 			list[j].t = tt.Unix()
@@ -131,7 +282,7 @@ func retime(entries []gjson.Result, i int, now string) []byte {
 		}
 		return strings.Compare(p.version, q.version)
 	})
-	var b strings.Builder
+	var b bytes.Buffer
 	b.WriteByte('[')
 	for j, e := range list {
 		if j > 0 {
@@ -140,13 +291,13 @@ func retime(entries []gjson.Result, i int, now string) []byte {
 		b.WriteString(e.raw)
 	}
 	b.WriteByte(']')
-	return []byte(b.String())
+	return b.Bytes()
 }
 
-func setTime(e gjson.Result, now string) string {
-	out, err := sjson.Set(e.Raw, "time", now)
+func setTime(raw, now string) string {
+	out, err := sjson.Set(raw, "time", now)
 	if err != nil {
-		return e.Raw // cannot happen: e is an object
+		return raw // cannot happen: an entry is an object
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tidwall/sjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,26 +18,45 @@ import (
 // Update records the fields manager changed in obj, a create (live nil) or
 // an update of live through version and subresource ("" or "status"), as
 // kube-apiserver's FieldManager.UpdateNoErrors does: it returns the JSON
-// of metadata.managedFields to store with obj, or nil for none. When obj
-// carries managedFields (not through a subresource), they replace the
-// recorded ones; an empty list clears them. Errors: only for an object
-// that is not JSON, or a version the kind does not have.
-func (k *Kind) Update(version, subresource string, live, obj []byte, manager string) ([]byte, error) {
+// of metadata.managedFields to store with obj, or nil for none. sent is
+// the managedFields the request carried (nil: none; obj's own are not
+// read): not through a subresource, they replace the recorded ones, and
+// an empty list clears them. Errors: only for an object that is not JSON,
+// or a version the kind does not have.
+func (k *Kind) Update(version, subresource string, live, obj, sent []byte, manager string) ([]byte, error) {
 	fm, err := k.manager(version, subresource)
 	if err != nil {
 		return nil, err
 	}
 	apiVersion := schema.GroupVersion{Group: k.spec.Group, Version: version}.String()
 	if live != nil {
-		if mf, ok := fastUpdate(apiVersion, subresource, live, obj, manager, time.Now()); ok {
+		if mf, ok := k.fastUpdate(version, apiVersion, subresource, live, obj, sent, manager, time.Now()); ok {
 			return mf, nil
 		}
-	} else if subresource == "" {
+	} else if subresource == "" && sent == nil {
 		if mf, ok := k.fastCreate(version, apiVersion, obj, manager, time.Now()); ok {
 			return mf, nil
 		}
 	}
+	if obj, err = withManagedFields(obj, sent); err != nil {
+		return nil, err
+	}
 	return k.fullUpdate(fm, version, live, obj, manager)
+}
+
+// withManagedFields is obj with metadata.managedFields set to mf, or
+// without them when mf is nil.
+func withManagedFields(obj, mf []byte) ([]byte, error) {
+	var err error
+	if mf == nil {
+		obj, err = sjson.DeleteBytes(obj, "metadata.managedFields")
+	} else {
+		obj, err = sjson.SetRawBytes(obj, "metadata.managedFields", mf)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("set managedFields: %w", err)
+	}
+	return obj, nil
 }
 
 // fullUpdate is Update through kube-apiserver's FieldManager.

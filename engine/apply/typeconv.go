@@ -40,17 +40,45 @@ func versionModel(s Spec, v Version) (*spec.Schema, error) {
 	} else {
 		m.Extensions = spec.Extensions{"x-kubernetes-preserve-unknown-fields": true}
 	}
+	addEmbeddedProperties(m)
 	m.Type = spec.StringOrArray{"object"}
+	addTypeMeta(m)
+	m.AddExtension("x-kubernetes-group-version-kind", []any{
+		map[string]any{"group": s.Group, "version": v.Name, "kind": s.Kind},
+	})
+	return m, nil
+}
+
+// addTypeMeta declares apiVersion, kind and metadata (ObjectMeta) in m.
+func addTypeMeta(m *spec.Schema) {
 	if m.Properties == nil {
 		m.Properties = map[string]spec.Schema{}
 	}
 	m.Properties["apiVersion"] = *spec.StringProperty()
 	m.Properties["kind"] = *spec.StringProperty()
 	m.Properties["metadata"] = objectMeta
-	m.AddExtension("x-kubernetes-group-version-kind", []any{
-		map[string]any{"group": s.Group, "version": v.Name, "kind": s.Kind},
-	})
-	return m, nil
+}
+
+// addEmbeddedProperties declares apiVersion, kind and metadata in every
+// x-kubernetes-embedded-resource of m, as kube-apiserver's OpenAPI builder
+// does for a CustomResourceDefinition: its type information has them.
+func addEmbeddedProperties(m *spec.Schema) {
+	if m == nil {
+		return
+	}
+	for k, v := range m.Properties {
+		addEmbeddedProperties(&v)
+		m.Properties[k] = v
+	}
+	if m.Items != nil {
+		addEmbeddedProperties(m.Items.Schema)
+	}
+	if m.AdditionalProperties != nil {
+		addEmbeddedProperties(m.AdditionalProperties.Schema)
+	}
+	if embedded, _ := m.Extensions.GetBool("x-kubernetes-embedded-resource"); embedded {
+		addTypeMeta(m)
+	}
 }
 
 // objectMeta is the schema of metadata, as ObjectMeta's Go markers make it.

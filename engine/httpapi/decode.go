@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -22,49 +23,55 @@ import (
 // limit of an object after a patch too.
 const maxBodyBytes = resource.MaxObjectBytes
 
-// readBody reads a create or update body as JSON, converting YAML.
+// readBody reads a create or update body as JSON, converting YAML, and
+// the duplicate keys of a YAML body (see yamlDuplicates).
 // Errors: RequestEntityTooLarge, UnsupportedMediaType, BadRequest.
-func readBody(r *http.Request) ([]byte, error) {
+func readBody(r *http.Request) ([]byte, []string, error) {
 	mediaType := contentType(r)
 	if mediaType != "application/json" && mediaType != "application/yaml" && mediaType != kubeproto.MediaType {
-		return nil, engine.Errorf(engine.CodeUnsupportedMediaType,
+		return nil, nil, engine.Errorf(engine.CodeUnsupportedMediaType,
 			"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
 	}
 	body, err := readLimited(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var dups []string
 	switch mediaType {
 	case "application/yaml":
+		dups = yamlDuplicates(body)
 		if body, err = yaml.YAMLToJSON(body); err != nil {
-			return nil, engine.Errorf(engine.CodeBadRequest, "error converting YAML to JSON: %v", err)
+			return nil, nil, engine.Errorf(engine.CodeBadRequest, "error converting YAML to JSON: %v", err)
 		}
 	case kubeproto.MediaType:
 		// kubectl's typed clients (kubectl create namespace) send protobuf
 		// and do not fall back to JSON.
 		if body, err = kubeproto.ToJSON(body); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return compactJSON(body)
+	body, err = compactJSON(body)
+	return body, dups, err
 }
 
-// readPatch reads a PATCH body for t and its patch type. Errors: as readBody.
-func readPatch(r *http.Request, t resource.Target) (string, []byte, error) {
+// readPatch reads a PATCH body for t and its patch type, and the
+// duplicate keys of an apply patch. Errors: as readBody.
+func readPatch(r *http.Request, t resource.Target) (string, []byte, []string, error) {
 	mediaType := contentType(r)
 	if !slices.Contains(resource.PatchTypes(t), mediaType) {
-		return "", nil, resource.ErrPatchType(t)
+		return "", nil, nil, resource.ErrPatchType(t)
 	}
 	body, err := readLimited(r)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if mediaType == resource.ApplyPatch {
+		dups := yamlDuplicates(body)
 		body, err = applyPatchJSON(body)
-		return mediaType, body, err
+		return mediaType, body, dups, err
 	}
 	body, err = compactJSON(body)
-	return mediaType, body, err
+	return mediaType, body, nil, err
 }
 
 // applyPatchJSON turns an apply patch (YAML, or JSON which is YAML) into
@@ -78,6 +85,28 @@ func applyPatchJSON(body []byte) ([]byte, error) {
 		return nil, engine.Errorf(engine.CodeBadRequest, "the apply patch must be an object")
 	}
 	return compactJSON(out)
+}
+
+// yamlDuplicates are the duplicate keys of a YAML document as the strict
+// decoder kube-apiserver runs beside the lenient one words them (`line 6:
+// key "name" already set in map`), one per line of its error, as
+// kube-apiserver's parseYAMLWarnings splits it.
+func yamlDuplicates(body []byte) []string {
+	_, err := yaml.YAMLToJSONStrict(body)
+	if err == nil {
+		return nil
+	}
+	_, list, found := strings.Cut(err.Error(), "yaml: unmarshal errors:\n")
+	if !found {
+		return nil // not a duplicate: the lenient decoder reports it
+	}
+	var lines []string
+	for _, l := range strings.Split(list, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 func contentType(r *http.Request) string {

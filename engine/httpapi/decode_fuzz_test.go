@@ -25,7 +25,7 @@ func FuzzReadBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, typ uint8) {
 		r := httptest.NewRequest("POST", "/", bytes.NewReader(body))
 		r.Header.Set("Content-Type", bodyTypes[int(typ)%len(bodyTypes)])
-		out, err := readBody(r)
+		out, _, err := readBody(r)
 		if err != nil {
 			if code := httpStatus[engine.ErrorCode(err)]; code < 400 || code >= 500 {
 				t.Fatalf("readBody(%q): %v (%d)", body, err, code)

@@ -112,12 +112,14 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 	f, err := negotiateWrite(r, kindOf(req.target))
 	var patchType string
 	var patch []byte
+	var dups []string
 	if err == nil {
-		patchType, patch, err = readPatch(r, req.target)
+		patchType, patch, dups, err = readPatch(r, req.target)
 	}
 	var opts resource.WriteOptions
 	if err == nil {
 		opts, err = writeOptions(r, patchType)
+		opts.YAMLDuplicates = dups
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -141,7 +143,7 @@ func readWrite(r *http.Request, gvk engine.GroupVersionKind) (format, []byte, re
 	}
 	var body []byte
 	if err == nil {
-		body, err = readBody(r)
+		body, opts.YAMLDuplicates, err = readBody(r)
 	}
 	return f, body, opts, err
 }

@@ -219,7 +219,7 @@ func reviewInvalid(kind, path, msg string) error {
 
 // readReview decodes a review body (JSON, YAML or kubectl's protobuf).
 func readReview(r *http.Request, v any) error {
-	body, err := readBody(r)
+	body, _, err := readBody(r) // duplicate keys: json.Unmarshal keeps the last, as kube's decoder does
 	if err != nil {
 		return err
 	}

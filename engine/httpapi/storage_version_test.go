@@ -13,25 +13,34 @@ import (
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// loadWithPipeStoredIn loads the shipped definitions with Pipe's storage
+// loadWithPipeStoredInV1 loads the shipped definitions with Pipe's storage
 // version moved from v2 (its hub) to v1.
 func loadWithPipeStoredInV1(t *testing.T) *registry.Snapshot {
+	t.Helper()
+	return loadShippedEdited(t, "plumbing.example.com/pipe.yaml", func(src string) string {
+		flipped := strings.Replace(src, "  storage: true\n", "  storage: false\n", 1)
+		flipped = strings.Replace(flipped, "- name: v1\n  served: true\n", "- name: v1\n  served: true\n  storage: true\n", 1)
+		if strings.Count(flipped, "storage: true") != 1 || !strings.Contains(flipped, "- name: v1\n  served: true\n  storage: true") {
+			t.Fatal("the shipped pipe.yaml changed shape: update this test's edit")
+		}
+		return flipped
+	})
+}
+
+// loadShippedEdited loads the shipped definitions with one file (a path
+// under schemas/) changed by edit.
+func loadShippedEdited(t *testing.T, file string, edit func(string) string) *registry.Snapshot {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../schemas")); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "plumbing.example.com", "pipe.yaml")
+	path := filepath.Join(dir, filepath.FromSlash(file))
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flipped := strings.Replace(string(src), "  storage: true\n", "  storage: false\n", 1)
-	flipped = strings.Replace(flipped, "- name: v1\n  served: true\n", "- name: v1\n  served: true\n  storage: true\n", 1)
-	if strings.Count(flipped, "storage: true") != 1 || !strings.Contains(flipped, "- name: v1\n  served: true\n  storage: true") {
-		t.Fatal("the shipped pipe.yaml changed shape: update this test's edit")
-	}
-	if err := os.WriteFile(path, []byte(flipped), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(edit(string(src))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	snap, problems := registry.Load(os.DirFS(dir), os.DirFS("../../conversions"))

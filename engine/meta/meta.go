@@ -18,12 +18,17 @@ import (
 )
 
 // Parse decodes obj's metadata. Fields ObjectMeta does not know are dropped,
-// as kube-apiserver drops them. Errors: BadRequest for metadata of the wrong shape.
+// as kube-apiserver drops them, and so are managedFields: they are read
+// and written as JSON by the write pipeline's managedFields stage, which
+// decides them on every write; decoding them into ObjectMeta (times,
+// field sets) and encoding them back cost every write a third of its
+// metadata work for nothing. Errors: BadRequest for metadata of the
+// wrong shape.
 func Parse(obj []byte) (*metav1.ObjectMeta, error) {
-	m := &metav1.ObjectMeta{}
+	m := &withoutManagedFields{}
 	raw := gjson.GetBytes(obj, "metadata")
 	if !raw.Exists() || raw.Type == gjson.Null {
-		return m, nil
+		return &m.ObjectMeta, nil
 	}
 	if !raw.IsObject() {
 		return nil, engine.Errorf(engine.CodeBadRequest, "metadata must be an object")
@@ -31,8 +36,20 @@ func Parse(obj []byte) (*metav1.ObjectMeta, error) {
 	if err := json.Unmarshal([]byte(raw.Raw), m); err != nil {
 		return nil, engine.Errorf(engine.CodeBadRequest, "unable to decode metadata: %v", err)
 	}
-	return m, nil
+	return &m.ObjectMeta, nil
 }
+
+// withoutManagedFields decodes ObjectMeta but its managedFields, which
+// the outer field, shallower, takes instead, and skips.
+type withoutManagedFields struct {
+	metav1.ObjectMeta
+	ManagedFields skipped `json:"managedFields"`
+}
+
+// skipped is a JSON value that is not decoded.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 // Set writes m as obj's metadata.
 func Set(obj []byte, m *metav1.ObjectMeta) ([]byte, error) {

@@ -1,8 +1,10 @@
 package postgres
 
 import (
-	"bytes"
 	"sync"
+	"unsafe"
+
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // fromJSONB turns jsonb's text output into the body clients expect. jsonb
@@ -63,6 +65,7 @@ func appendMember(out, m []byte) []byte {
 // valid JSON: whitespace occurs only outside strings, and a string's
 // quotes are found by skipping escaped characters.
 func compactJSONB(out, text []byte, members []member) ([]byte, []member) {
+	view := unsafe.String(unsafe.SliceData(text), len(text)) // read only, for jsonscan
 	depth, object := 0, false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {
@@ -70,7 +73,7 @@ func compactJSONB(out, text []byte, members []member) ([]byte, []member) {
 			if object && depth == 1 && (len(members) == 0 || members[len(members)-1].end >= 0) {
 				members = append(members, member{start: len(out), end: -1}) // a key at the top level
 			}
-			end := stringEnd(text, i)
+			end := jsonscan.SkipString(view, i)
 			out = append(out, text[i:end]...)
 			i = end - 1
 		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
@@ -94,34 +97,18 @@ func compactJSONB(out, text []byte, members []member) ([]byte, []member) {
 	return out, members
 }
 
-// stringEnd returns the index just past the string that starts at text[i].
-// It jumps from quote to quote (bytes.IndexByte is vectorized): most of a
-// body's bytes are in strings. A quote ends the string unless an odd
-// number of backslashes escapes it.
-func stringEnd(text []byte, i int) int {
-	for j := i + 1; ; {
-		k := bytes.IndexByte(text[j:], '"')
-		if k < 0 {
-			return len(text)
-		}
-		q := j + k
-		escapes := 0
-		for p := q - 1; p > i && text[p] == '\\'; p-- {
-			escapes++
-		}
-		if escapes%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-}
-
 // remainderFromJSONB compacts a remainder read from a jsonb column (nil
 // stays nil): conversion splices its values into bodies as they are.
 func remainderFromJSONB(text []byte) []byte {
 	if text == nil {
 		return nil
 	}
+	return compactFromJSONB(text)
+}
+
+// compactFromJSONB compacts jsonb's text output in one pass, keeping the
+// order of members: what a value other than a whole body needs.
+func compactFromJSONB(text []byte) []byte {
 	out, _ := compactJSONB(make([]byte, 0, len(text)), text, nil)
 	return out
 }

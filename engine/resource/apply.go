@@ -18,23 +18,23 @@ const ApplyPatch = "application/apply-patch+yaml"
 // pipeline. Errors: as Patch, and Conflict naming the managers of the
 // fields the patch would take without opts.Force.
 func (s *Service) applyOnce(ctx context.Context, t Target, name string, patch []byte, opts WriteOptions) (Result, error) {
-	patch, warnings, err := s.prunePatch(t, patch, opts)
-	if err != nil {
-		return Result{}, err
-	}
+	lines := opts.YAMLDuplicates
+	opts.YAMLDuplicates = nil // reported here, after the merge, as kube's applyPatcher does
 	w, err := s.loadForUpdate(ctx, t, name, opts)
 	if engine.ErrorCode(err) == engine.CodeNotFound && t.Subresource == "" {
-		return s.applyCreate(ctx, t, name, patch, opts, warnings)
+		return s.applyCreate(ctx, t, name, patch, opts, lines)
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	w.Warnings = warnings
 	if err := checkApplyName(t, name, patch); err != nil {
 		return Result{}, err
 	}
 	merged, err := t.Resource.Fields.Apply(t.Version.Name, t.Subresource, w.Old, patch, opts.FieldManager, opts.Force)
 	if err != nil {
+		return Result{}, err
+	}
+	if w.Warnings, err = applyDuplicates(lines, opts.FieldValidation); err != nil {
 		return Result{}, err
 	}
 	w.Object, w.patched, w.applied = merged, true, true
@@ -47,11 +47,15 @@ func (s *Service) applyOnce(ctx context.Context, t Target, name string, patch []
 // does for an apply to an object that does not exist: the patch applied to
 // an empty object. A concurrent create answers Conflict, so that Patch
 // tries again as an update.
-func (s *Service) applyCreate(ctx context.Context, t Target, name string, patch []byte, opts WriteOptions, warnings []string) (Result, error) {
+func (s *Service) applyCreate(ctx context.Context, t Target, name string, patch []byte, opts WriteOptions, lines []string) (Result, error) {
 	if err := checkApplyName(t, name, patch); err != nil {
 		return Result{}, err
 	}
 	obj, err := t.Resource.Fields.Apply(t.Version.Name, "", nil, patch, opts.FieldManager, opts.Force)
+	if err != nil {
+		return Result{}, err
+	}
+	warnings, err := applyDuplicates(lines, opts.FieldValidation)
 	if err != nil {
 		return Result{}, err
 	}
@@ -77,18 +81,17 @@ func checkApplyName(t Target, name string, patch []byte) error {
 	return nil
 }
 
-// prunePatch drops from an apply patch the fields its version's schema
-// does not know, reporting them as fieldValidation asks, as
-// kube-apiserver's decoder does before the merge. Errors: BadRequest.
-func (s *Service) prunePatch(t Target, patch []byte, opts WriteOptions) ([]byte, []string, error) {
-	if t.Version.Schema == nil {
-		return patch, nil, nil
+// applyDuplicates reports the duplicate keys of an apply patch as
+// kube-apiserver's applyPatcher does once the merge succeeded: a warning
+// each, nothing under Ignore, a 400 under Strict. Unknown fields need no
+// report: the merge refuses them whatever the directive (".spec.x: field
+// not declared in schema"). Errors: BadRequest.
+func applyDuplicates(lines []string, directive string) ([]string, error) {
+	switch {
+	case len(lines) == 0 || directive == FieldValidationIgnore:
+		return nil, nil
+	case directive == FieldValidationStrict:
+		return nil, engine.Errorf(engine.CodeBadRequest, "error strict decoding patch: error converting YAML to JSON: %s", yamlErrors(lines))
 	}
-	patch, warnings, err := duplicateFields(t, patch, opts.FieldValidation)
-	if err != nil {
-		return nil, nil, err
-	}
-	pruned, removed := t.Version.Schema.Prune(patch)
-	more, err := decodingProblems(t, "unknown", removed, opts.FieldValidation)
-	return pruned, append(warnings, more...), err
+	return lines, nil
 }

@@ -82,10 +82,11 @@ func (s *Service) renameGenerated(w *Write) error {
 // storeUpdate writes an update over the stored object, and deletes it when
 // its last finalizer went away while it was marked for deletion. An update
 // that changes nothing writes nothing and keeps the resourceVersion, as
-// kube-apiserver does.
+// kube-apiserver does; one that adds only the defaults the stored row
+// lacked (reads show them) writes them.
 func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	w.result.object = w.Object
-	if w.Options.DryRun || sameJSON(w.Object, w.Old) {
+	if w.Options.DryRun || !w.oldDefaulted && sameJSON(w.Object, w.Old) {
 		return nil
 	}
 	stored, err := toStorage(w.Target, w.Name, w.Object, w.stored.ResourceVersion, w.oldHub)

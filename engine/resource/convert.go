@@ -29,13 +29,28 @@ func fromStorage(t Target, o engine.Object) ([]byte, error) {
 // pruned to what v holds.
 func storedIn(r *registry.Resource, stored string, body, remainder []byte, v *registry.Version) ([]byte, error) {
 	if r.Conversion == nil {
+		body, _ = storedDefaults(r, stored, body)
 		return r.Conversion.Convert(body, stored, v.Name)
 	}
-	h, err := storedToHub(r, stored, body, remainder)
+	h, _, err := storedToHub(r, stored, body, remainder)
 	if err != nil {
 		return nil, err
 	}
 	return hubIn(r, h, v)
+}
+
+// storedDefaults gives a stored body the defaults of the schema of the
+// version it is stored in, as kube-apiserver does with every object it
+// decodes from etcd, before any conversion: a field that a newer schema
+// defaults appears on the objects stored before it. The row keeps its body
+// until the object's next write. It reports whether a default was added;
+// a version whose schema has no default costs a lookup.
+func storedDefaults(r *registry.Resource, stored string, body []byte) ([]byte, bool) {
+	v, ok := r.Version(stored)
+	if !ok || v.Schema == nil || !v.Schema.HasDefaults() {
+		return body, false
+	}
+	return v.Schema.DefaultStored(body)
 }
 
 // hubIn converts h, an object in the hub version, into version v, pruned
@@ -48,14 +63,16 @@ func hubIn(r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) 
 	return pruneTo(v, out)
 }
 
-// storedToHub converts a stored body to the hub and puts back what its
+// storedToHub gives a stored body its storage defaults (defaulted says
+// whether it lacked some), converts it to the hub and puts back what its
 // stored version could not hold.
-func storedToHub(r *registry.Resource, stored string, body, remainder []byte) ([]byte, error) {
-	h, err := r.Conversion.Convert(body, stored, hub(r))
-	if err != nil || remainder == nil {
-		return h, err
+func storedToHub(r *registry.Resource, stored string, body, remainder []byte) (h []byte, defaulted bool, err error) {
+	body, defaulted = storedDefaults(r, stored, body)
+	if h, err = r.Conversion.Convert(body, stored, hub(r)); err != nil || remainder == nil {
+		return h, defaulted, err
 	}
-	return convert.Restore(h, remainder)
+	h, err = convert.Restore(h, remainder)
+	return h, defaulted, err
 }
 
 func pruneTo(v *registry.Version, obj []byte) ([]byte, error) {

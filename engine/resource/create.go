@@ -28,7 +28,6 @@ func (s *Service) prepareCreateMeta(m *metav1.ObjectMeta) (generated bool) {
 	m.Generation = 1
 	m.DeletionTimestamp = nil
 	m.DeletionGracePeriodSeconds = nil
-	m.ManagedFields = nil
 	m.SelfLink = "" // no longer populated by Kubernetes: drop what a client sent
 	return generated
 }

@@ -34,11 +34,7 @@ func managedFields(_ *Service, w *Write) error {
 	case w.unchangedForFields():
 		return w.setManagedFields(sentManagedFields(w.Old))
 	}
-	obj, err := setRaw(w.Object, managedFieldsPath, w.sentFields)
-	if err != nil {
-		return err
-	}
-	mf, err := k.Update(w.Target.Version.Name, w.Target.Subresource, w.Old, obj, w.Options.FieldManager)
+	mf, err := k.Update(w.Target.Version.Name, w.Target.Subresource, w.Old, w.Object, w.sentFields, w.Options.FieldManager)
 	if err != nil {
 		return err
 	}

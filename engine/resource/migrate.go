@@ -72,7 +72,7 @@ func (s *Service) restore(ctx context.Context, res *registry.Resource, o engine.
 		return fmt.Errorf("%s has no storage version %s", res.GroupResource(), res.StorageVersion)
 	}
 	t := Target{Resource: res, Version: storage, Namespace: o.Key.Namespace}
-	h, err := storedToHub(res, o.StoredVersion, o.Body, o.Remainder)
+	h, _, err := storedToHub(res, o.StoredVersion, o.Body, o.Remainder)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/schema"
 )
 
 // Patch types. JSON and merge patches apply to every kind. A strategic
@@ -71,6 +73,16 @@ func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType strin
 	w, err := s.loadForUpdate(ctx, t, name, opts)
 	if err != nil {
 		return Result{}, err
+	}
+	switch patchType {
+	case MergePatch:
+		// The merge keeps the last of duplicate keys; kube-apiserver reports the others.
+		var found []string
+		patch, found = schema.DropDuplicates(patch)
+		w.reportFields("duplicate", found)
+	case JSONPatch:
+		problems := jsonPatchFields(patch)
+		w.report(problems, problems)
 	}
 	patched, err := applyPatch(t, patchType, w.Old, patch)
 	if err != nil {
@@ -165,4 +177,29 @@ func applyJSONPatch(p jsonpatch.Patch, obj []byte) ([]byte, error) {
 		return nil, &engine.Error{Code: engine.CodeInvalid, Message: "the JSON patch could not be applied: " + err.Error()}
 	}
 	return out, nil
+}
+
+// jsonPatchOpFields are the members of a JSON patch operation.
+var jsonPatchOpFields = []string{"op", "path", "value", "from"}
+
+// jsonPatchFields reports the unknown and duplicate members of a JSON
+// patch's operations, in the order kube-apiserver's strict decoder finds
+// them (`json patch unknown field "[0].foo"`, `json patch duplicate field
+// "[1].path"`).
+func jsonPatchFields(patch []byte) []string {
+	var out []string
+	for i, op := range gjson.ParseBytes(patch).Array() {
+		var seen []string
+		op.ForEach(func(k, _ gjson.Result) bool {
+			switch {
+			case !slices.Contains(jsonPatchOpFields, k.Str):
+				out = append(out, fmt.Sprintf("json patch unknown field %q", fmt.Sprintf("[%d].%s", i, k.Str)))
+			case slices.Contains(seen, k.Str):
+				out = append(out, fmt.Sprintf("json patch duplicate field %q", fmt.Sprintf("[%d].%s", i, k.Str)))
+			}
+			seen = append(seen, k.Str)
+			return true
+		})
+	}
+	return out
 }

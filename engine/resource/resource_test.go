@@ -57,16 +57,17 @@ func TestDecodingProblems(t *testing.T) {
 		{FieldValidationStrict, nil, nil, ""},
 	}
 	for _, tt := range tests {
-		w, err := decodingProblems(widget, "unknown", tt.paths, tt.directive)
+		w := &Write{Target: widget, Options: WriteOptions{FieldValidation: tt.directive}}
+		w.reportFields("unknown", tt.paths)
 		var message string
-		if err != nil {
+		if err := w.strictError(); err != nil {
 			message = err.(*engine.Error).Message
 			if engine.ErrorCode(err) != engine.CodeBadRequest {
 				t.Errorf("%s %v: code %s; want BadRequest", tt.directive, tt.paths, engine.ErrorCode(err))
 			}
 		}
-		if !slices.Equal(w, tt.warnings) || message != tt.message {
-			t.Errorf("decodingProblems(%v, %q) = %q, %q; want %q, %q", tt.paths, tt.directive, w, message, tt.warnings, tt.message)
+		if !slices.Equal(w.Warnings, tt.warnings) || message != tt.message {
+			t.Errorf("reportFields(%v, %q) = %q, %q; want %q, %q", tt.paths, tt.directive, w.Warnings, message, tt.warnings, tt.message)
 		}
 	}
 }

@@ -29,9 +29,7 @@ func BenchmarkCreateRules(b *testing.B) {
 			b.Fatal(problems)
 		}
 		r, v, _ := snap.Lookup("shop.example.com", "v1", "widgets")
-		benchCreate(b, Target{Resource: r, Version: v, Namespace: "default"}, func(i int) []byte {
-			return []byte(strings.Replace(string(widgetBody(1, "")), `"name":"bench"`, fmt.Sprintf(`"name":"w%d"`, i), 1))
-		})
+		benchCreate(b, Target{Resource: r, Version: v, Namespace: "default"}, namedWidget)
 	})
 	t := httpRouteTarget(b)
 	for _, n := range []int{1, 4, 16} {

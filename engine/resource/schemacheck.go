@@ -128,7 +128,7 @@ func checkStored(next *registry.Resource, versions []string, o engine.Object) st
 		return storedProblems{invalidVersion: o.StoredVersion,
 			invalid: fmt.Sprintf("stored in version %s, which the new definition does not have", o.StoredVersion)}
 	}
-	h, err := storedToHub(next, o.StoredVersion, o.Body, o.Remainder)
+	h, _, err := storedToHub(next, o.StoredVersion, o.Body, o.Remainder)
 	if err != nil {
 		return storedProblems{invalidVersion: o.StoredVersion, invalid: "cannot be read: " + err.Error()}
 	}

@@ -106,6 +106,10 @@ type WriteOptions struct {
 	FieldManager string
 	// Force takes over fields other managers own (apply only).
 	Force bool
+	// YAMLDuplicates are the duplicate keys of a YAML body, in the words
+	// of kube-apiserver's strict YAML decoder (`line 6: key "name" already
+	// set in map`), reported as FieldValidation asks.
+	YAMLDuplicates []string
 }
 
 // Result is a written or read object in the requested version, with the

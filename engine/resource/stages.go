@@ -10,19 +10,23 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/jsonguard"
 	"github.com/dynapi/dynapi/engine/meta"
+	"github.com/dynapi/dynapi/engine/schema"
 )
 
 // decodeBody keeps the last of duplicate keys in the body and reports the
-// others as fieldValidation asks. A patched object was encoded by the
-// server: it has none.
+// others as fieldValidation asks (see reportFields), after the duplicate
+// keys of a YAML body and before metadata's unknown fields, as
+// kube-apiserver's decoder reports them. A patched object was encoded by
+// the server: it has no duplicates.
 func decodeBody(_ *Service, w *Write) error {
-	if w.patched {
-		return nil
+	w.reportYAML(w.Options.YAMLDuplicates)
+	if !w.patched {
+		var found []string
+		w.Object, found = schema.DropDuplicates(w.Object)
+		w.reportFields("duplicate", found)
 	}
-	body, warnings, err := duplicateFields(w.Target, w.Object, w.Options.FieldValidation)
-	w.Object = body
-	w.Warnings = append(w.Warnings, warnings...)
-	return err
+	w.reportFields("unknown", unknownMeta(w.Object)) // before metadata drops them
+	return nil
 }
 
 func typeMeta(_ *Service, w *Write) error { return checkTypeMeta(w.Target, w.Object) }
@@ -108,7 +112,9 @@ func prepareDelete(_ *Service, w *Write) (err error) {
 }
 
 // admitStage validates metadata, then prunes, defaults and validates
-// against the schema: problems of both in one 422.
+// against the schema: problems of both in one 422. The body's unknown
+// fields end its decoding: under Strict, every problem found (see
+// decodeBody) is one 400.
 func admitStage(_ *Service, w *Write) error {
 	t := w.Target
 	var metaErrs []engine.FieldError
@@ -117,12 +123,16 @@ func admitStage(_ *Service, w *Write) error {
 	} else {
 		metaErrs = meta.ValidateUpdate(w.Meta, w.OldMeta, t.Resource.Namespaced, w.strategy.NameRule())
 	}
-	obj, warnings, err := admit(t, w.Name, w.Object, w.Old, metaErrs, w.Options)
+	obj, removed := t.Version.Schema.Prune(w.Object)
+	w.reportFields("unknown", removed)
+	if err := w.strictError(); err != nil {
+		return err
+	}
+	obj, err := admit(t, w.Name, obj, w.Old, metaErrs)
 	if err != nil {
 		return err
 	}
 	w.Object = obj
-	w.Warnings = append(w.Warnings, warnings...)
 	return nil
 }
 

@@ -42,7 +42,7 @@ func (s *Service) loadForUpdate(ctx context.Context, t Target, name string, opts
 		return nil, err
 	}
 	w := &Write{Target: t, Operation: UpdateOperation, Name: name, Options: opts, stored: stored}
-	if w.oldHub, err = storedToHub(t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
+	if w.oldHub, w.oldDefaulted, err = storedToHub(t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
 		return nil, err
 	}
 	if w.Old, err = hubIn(t.Resource, w.oldHub, t.Version); err != nil {
@@ -94,7 +94,6 @@ func keepServerMeta(m, old *metav1.ObjectMeta) {
 	m.DeletionTimestamp = old.DeletionTimestamp
 	m.DeletionGracePeriodSeconds = old.DeletionGracePeriodSeconds
 	m.Generation = old.Generation
-	m.ManagedFields = old.ManagedFields
 	m.SelfLink = "" // no longer populated by Kubernetes: drop what a client sent
 }
 

@@ -49,7 +49,11 @@ type Write struct {
 	ctx      context.Context // the request's: who writes
 	stored   engine.Object   // the row Old was read from
 	oldHub   []byte          // Old in the hub version: what toStorage needs of it
-	patched  bool            // Object comes from a patch: decoded already
+	// oldDefaulted says Old has defaults the stored row lacks: an update
+	// that changes nothing else still writes them, as kube-apiserver's
+	// comparison with the stored bytes does.
+	oldDefaulted bool
+	patched      bool // Object comes from a patch: decoded already
 	// generatedName: the server made Name from generateName, and may make
 	// another when it is taken.
 	generatedName bool
@@ -64,6 +68,8 @@ type Write struct {
 	// the managedFields the apply computed.
 	applied bool
 	managed []byte
+	// strict are the decoding problems a Strict write is refused for.
+	strict []string
 }
 
 // writeResult is what the store stage answers.

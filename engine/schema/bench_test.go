@@ -54,6 +54,7 @@ func BenchmarkSteps(b *testing.B) {
 	}{
 		{"Prune", func() { s.Prune(obj) }},
 		{"Default", func() { _, _ = s.Default(obj) }},
+		{"DefaultStored", func() { s.DefaultStored(obj) }},
 		{"Validate", func() { s.Validate(obj) }},
 	}
 	for _, step := range steps {

@@ -21,6 +21,32 @@ func (s *Schema) Default(obj []byte) ([]byte, error) {
 	return applyDefaults(root, obj, s.root), nil
 }
 
+// HasDefaults reports whether some property of the schema has a default.
+// It is decided once, when the schema is compiled: a read skips
+// DefaultStored altogether when it is false.
+func (s *Schema) HasDefaults() bool {
+	return s.root.defaults
+}
+
+// DefaultStored applies the schema's defaults to an object read from
+// storage, as kube-apiserver does when it decodes one from etcd: a missing
+// property with a default gets it, and so does a non-nullable null; unlike
+// Default, a null without a default stays (kube-apiserver prunes those
+// from requests only). It reports whether anything changed; when nothing
+// did, obj itself is returned. Only the subtrees that hold a default are
+// walked, and first by a quick check that builds nothing (see lacks).
+// obj must be a valid JSON object (as stored objects are).
+func (s *Schema) DefaultStored(obj []byte) ([]byte, bool) {
+	if !s.lacksDefaults(obj) {
+		return obj, false
+	}
+	d := defaulter{keepNulls: true}
+	if out := d.value(gjson.ParseBytes(obj), s.root); out != nil {
+		return out, true
+	}
+	return obj, false
+}
+
 // applyDefaults is Default for any structural node, used for defaults too.
 func applyDefaults(v gjson.Result, raw []byte, n *node) []byte {
 	// Why: most writes carry no null, and then only subtrees holding a
@@ -35,6 +61,8 @@ func applyDefaults(v gjson.Result, raw []byte, n *node) []byte {
 // defaulter walks a document and its structural schema together.
 type defaulter struct {
 	nulls bool // the document may contain a null literal
+	// keepNulls keeps a non-nullable null that has no default (reads).
+	keepNulls bool
 }
 
 // value returns the defaulted form of v, or nil when v needs no change.
@@ -58,7 +86,7 @@ func (d defaulter) object(v gjson.Result, n *node) []byte {
 	if len(n.defaulted) > len(seenBuf) {
 		seen = make([]bool, len(n.defaulted))
 	}
-	i := 0
+	i, visited := 0, 0
 	v.ForEach(func(k, x gjson.Result) bool {
 		c := n.child(k.Str)
 		if c != nil && c.slot > 0 {
@@ -68,7 +96,12 @@ func (d defaulter) object(v gjson.Result, n *node) []byte {
 			changes = append(changes, ch)
 		}
 		i++
-		return true
+		if c != nil && (c.def != nil || c.defaults) {
+			visited++
+		}
+		// Without nulls to replace, the members after the last one that
+		// needs a visit need none: skip the rest of the object.
+		return d.nulls || visited != n.needed
 	})
 	var extra [][]byte
 	for j, m := range n.defaulted {
@@ -87,7 +120,7 @@ func (d defaulter) member(x gjson.Result, i int, c *node) (change, bool) {
 	if c == nil {
 		return change{}, false
 	}
-	if x.Type == gjson.Null && !c.nullable {
+	if x.Type == gjson.Null && !c.nullable && (c.def != nil || !d.keepNulls) {
 		// As kube-apiserver: a non-nullable null takes the default, or is
 		// pruned when there is none (array items without one stay).
 		return change{index: i, raw: c.def, drop: c.def == nil}, true

@@ -150,3 +150,97 @@ func TestDefaultNotAnObject(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultStored checks defaulting on read: defaults as on a write, but a
+// null without a default stays, and an object that has every default is
+// returned as the very same bytes.
+func TestDefaultStored(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, schema, in, want string
+		changed                bool
+	}{
+		{
+			name:    "a default the schema gained later",
+			schema:  spec(`"replicas":{"type":"integer","default":1},"name":{"type":"string"}`),
+			in:      `{"spec":{"name":"n"}}`,
+			want:    `{"spec":{"name":"n","replicas":1}}`,
+			changed: true,
+		},
+		{
+			name:    "defaults inside array items",
+			schema:  spec(`"l":{"type":"array","items":{"type":"object","properties":{"p":{"type":"string","default":"TCP"}}}}`),
+			in:      `{"spec":{"l":[{},{"p":"UDP"}]}}`,
+			want:    `{"spec":{"l":[{"p":"TCP"},{"p":"UDP"}]}}`,
+			changed: true,
+		},
+		{
+			name:    "non-nullable null takes the default",
+			schema:  spec(`"a":{"type":"string","default":"x"}`),
+			in:      `{"spec":{"a":null}}`,
+			want:    `{"spec":{"a":"x"}}`,
+			changed: true,
+		},
+		{
+			name:    "null items and map values take their schema's default",
+			schema:  spec(`"l":{"type":"array","items":{"type":"string","default":"x"}},"m":{"type":"object","additionalProperties":{"type":"integer","default":1}}`),
+			in:      `{"spec":{"l":[null,"y"],"m":{"a":null,"b":2}}}`,
+			want:    `{"spec":{"l":["x","y"],"m":{"a":1,"b":2}}}`,
+			changed: true,
+		},
+		{
+			name:    "members after the last defaulted one",
+			schema:  spec(`"a":{"type":"string","default":"x"},"z":{"type":"object","properties":{"b":{"type":"string","default":"y"}}}`),
+			in:      `{"spec":{"a":"set","q":[1,{"b":null}],"z":{}}}`,
+			want:    `{"spec":{"a":"set","q":[1,{"b":null}],"z":{"b":"y"}}}`,
+			changed: true,
+		},
+		{
+			name:   "non-nullable null without default stays",
+			schema: spec(`"a":{"type":"string"},"d":{"type":"string","default":"x"}`),
+			in:     `{"spec":{"a":null,"d":"y"}}`,
+			want:   `{"spec":{"a":null,"d":"y"}}`,
+		},
+		{
+			name:   "every default already there",
+			schema: spec(`"a":{"type":"string","default":"x"},"n":{"type":"string","nullable":true}`),
+			in:     `{"spec":{"a":"y","n":null}}`,
+			want:   `{"spec":{"a":"y","n":null}}`,
+		},
+		{
+			name:   "a schema without defaults",
+			schema: spec(`"a":{"type":"string"}`),
+			in:     `{"spec":{"a":null}}`,
+			want:   `{"spec":{"a":null}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			obj := []byte(tt.in)
+			got, changed := mustCompile(t, tt.schema).DefaultStored(obj)
+			jsoneq.Assert(t, got, tt.want)
+			if changed != tt.changed || !changed && &got[0] != &obj[0] {
+				t.Errorf("DefaultStored(%s) changed = %v, want %v (and the input itself when unchanged)", tt.in, changed, tt.changed)
+			}
+		})
+	}
+}
+
+func TestHasDefaults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		schema string
+		want   bool
+	}{
+		{spec(`"a":{"type":"string"}`), false},
+		{spec(`"a":{"type":"string","default":"x"}`), true},
+		{spec(`"l":{"type":"array","items":{"type":"object","properties":{"p":{"type":"string","default":"TCP"}}}}`), true},
+		{`{"type":"object","x-kubernetes-preserve-unknown-fields":true}`, false},
+	}
+	for _, tt := range tests {
+		if got := mustCompile(t, tt.schema).HasDefaults(); got != tt.want {
+			t.Errorf("HasDefaults(%s) = %v, want %v", tt.schema, got, tt.want)
+		}
+	}
+}

@@ -25,6 +25,10 @@ type node struct {
 	// defaults is true when some property in this subtree has a default; a
 	// walk with no nulls to replace skips subtrees where it is false.
 	defaults bool
+	// needed counts the properties whose member such a walk must visit
+	// (a default of their own, or one below); when additionalProperties
+	// needs no visit, the walk leaves an object once it has seen them all.
+	needed int
 }
 
 // metaFields are kept whole at the root and in embedded resources: another
@@ -58,6 +62,7 @@ func (n *node) finalize() bool {
 		return false
 	}
 	n.defaulted = n.defaulted[:0]
+	n.needed = 0
 	below := false
 	for _, name := range n.names {
 		c := n.props[name]
@@ -68,10 +73,22 @@ func (n *node) finalize() bool {
 			n.defaulted = append(n.defaulted, raw)
 			c.slot = len(n.defaulted)
 		}
-		below = c.finalize() || below
+		if c.finalize() {
+			below = true
+		}
+		if c.def != nil || c.defaults {
+			n.needed++
+		}
 	}
-	below = n.items.finalize() || below
-	below = n.additional.finalize() || below
+	// A default of the items or of additionalProperties replaces a null
+	// found there, so those need a visit too.
+	if n.items.finalize() || n.items != nil && n.items.def != nil {
+		below = true
+	}
+	if n.additional.finalize() || n.additional != nil && n.additional.def != nil {
+		n.needed = -1 // any member may need a visit
+		below = true
+	}
 	n.defaults = len(n.defaulted) > 0 || below
 	return n.defaults
 }

@@ -1,15 +1,22 @@
 package schema
 
-import "github.com/tidwall/gjson"
+import (
+	"slices"
+
+	"github.com/tidwall/gjson"
+)
 
 // Prune removes the fields the schema does not know, as kube-apiserver
 // prunes custom resources: a field not in properties is dropped unless its
 // object has additionalProperties or x-kubernetes-preserve-unknown-fields,
 // recursively through arrays and maps. apiVersion, kind and metadata are kept
-// whole at the root and in x-kubernetes-embedded-resource objects. removed
-// lists the dropped fields in Kubernetes path form ("spec.items[2].bar"), in
-// document order, for "unknown field" warnings. obj must be valid JSON; when
-// nothing is dropped, obj itself is returned.
+// whole at the root (another package owns the object's metadata) and in
+// x-kubernetes-embedded-resource objects, whose metadata loses the members
+// ObjectMeta does not have, as kube-apiserver coerces it. removed lists the
+// dropped fields in Kubernetes path form ("spec.items[2].bar") as
+// kube-apiserver reports them for "unknown field" warnings: sorted, then
+// those of embedded metadata. obj must be valid JSON; when nothing is
+// dropped, obj itself is returned.
 func (s *Schema) Prune(obj []byte) (pruned []byte, removed []string) {
 	return prune(obj, s.root)
 }
@@ -19,15 +26,17 @@ func prune(obj []byte, n *node) ([]byte, []string) {
 	var pathBuf [16]pathElem // deep enough for most objects, without allocating
 	p := pruner{path: pathBuf[:0]}
 	if out := p.value(gjson.ParseBytes(obj), n, false); out != nil {
-		return out, p.removed
+		slices.Sort(p.removed)
+		return out, append(p.removed, p.embeddedMeta...)
 	}
 	return obj, nil
 }
 
 // pruner walks a document and its structural schema together.
 type pruner struct {
-	path    fieldPath
-	removed []string
+	path         fieldPath
+	removed      []string
+	embeddedMeta []string // dropped from embedded resources' metadata
 }
 
 // value returns the pruned form of v, or nil when v needs no change.
@@ -68,7 +77,11 @@ func (p *pruner) object(v gjson.Result, n *node, preserve bool) []byte {
 // member prunes the i-th member of an object and reports its change, if any.
 func (p *pruner) member(key string, x gjson.Result, i int, n *node, preserve bool) (change, bool) {
 	if n != nil && n.embedded && metaFields[key] {
-		return change{}, false
+		if key != "metadata" || len(p.path) == 0 {
+			return change{}, false
+		}
+		raw := p.embeddedMetadata(x)
+		return change{index: i, raw: raw}, raw != nil
 	}
 	c := n.child(key)
 	if c == nil && preserve {
@@ -101,4 +114,29 @@ func (p *pruner) array(v gjson.Result, n *node, preserve bool) []byte {
 		return nil
 	}
 	return rebuild(v, changes, nil)
+}
+
+// ObjectMetaFields are the members of ObjectMeta.
+var ObjectMetaFields = []string{
+	"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+	"deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers", "managedFields",
+}
+
+// embeddedMetadata drops the members of an embedded resource's metadata
+// that ObjectMeta does not have.
+func (p *pruner) embeddedMetadata(m gjson.Result) []byte {
+	var changes []change
+	j := 0
+	m.ForEach(func(k, _ gjson.Result) bool {
+		if !slices.Contains(ObjectMetaFields, k.Str) {
+			p.embeddedMeta = append(p.embeddedMeta, p.path.String()+".metadata."+k.Str)
+			changes = append(changes, change{index: j, drop: true})
+		}
+		j++
+		return true
+	})
+	if changes == nil {
+		return nil
+	}
+	return rebuild(m, changes, nil)
 }

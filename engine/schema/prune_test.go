@@ -80,11 +80,11 @@ func TestPrune(t *testing.T) {
 			want:   `{"spec":{"anything":[{"x":1}]},"status":1}`,
 		},
 		{
-			name:    "embedded resource keeps its type and object meta",
+			name:    "embedded resource keeps its type and object meta, less what ObjectMeta lacks, reported last",
 			schema:  spec(`"e":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"spec":{"type":"object"}}}`),
-			in:      `{"spec":{"e":{"apiVersion":"v1","kind":"Pod","metadata":{"x":1},"spec":{"y":2},"z":3}}}`,
-			want:    `{"spec":{"e":{"apiVersion":"v1","kind":"Pod","metadata":{"x":1},"spec":{}}}}`,
-			removed: []string{"spec.e.spec.y", "spec.e.z"},
+			in:      `{"spec":{"e":{"apiVersion":"v1","kind":"Pod","metadata":{"x":1,"name":"n"},"spec":{"y":2},"z":3}}}`,
+			want:    `{"spec":{"e":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"n"},"spec":{}}}}`,
+			removed: []string{"spec.e.spec.y", "spec.e.z", "spec.e.metadata.x"},
 		},
 		{
 			name:    "type meta is pruned outside embedded resources",
