@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/dynapi/dynapi/engine/connlimit"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
 )
@@ -37,6 +38,9 @@ type Config struct {
 	// SchemaChangePolicy is "report" or "refuse" (see reload.Policy).
 	SchemaChangePolicy string
 	Security           SecurityConfig
+	// MaxOpenConnections bounds the connections served at once (0: no
+	// bound); see connlimit.
+	MaxOpenConnections int
 	// GCPercent tunes Go's garbage collector for serve
 	// (debug.SetGCPercent); 0 leaves it as the GOGC environment variable
 	// sets it.
@@ -92,6 +96,10 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 		fs.StringVar(&c.TLSKeyFile, "tls-key-file", "", "alias of --tls-private-key-file")
 		fs.StringVar(&c.TLSMinVersion, "tls-min-version", "", "VersionTLS12 (the default) or VersionTLS13"+withEnv("tls-min-version", "DYNAPI_TLS_MIN_VERSION"))
 		securityFlags(fs, &c.Security, withEnv)
+		fs.IntVar(&c.MaxOpenConnections, "max-open-connections", connlimit.DefaultLimit(),
+			fmt.Sprintf("most connections open at once, the default derived from the file-descriptor limit; %d more are kept for /healthz, /livez and /readyz "+
+				"(other requests on them get 429), beyond that a connection is closed at once (0: no bound)", connlimit.Reserve)+
+				withEnv("max-open-connections", "DYNAPI_MAX_OPEN_CONNECTIONS"))
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
 		fs.DurationVar(&c.WatchBookmarkInterval, "watch-bookmark-interval", 10*time.Second,

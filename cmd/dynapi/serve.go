@@ -68,7 +68,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.startReloader(ctx, service); err != nil {
 		return err
 	}
-	opts := httpapi.Options{Ready: m.store.Ping, Metrics: m.metrics, Profiling: m.Config.Profiling,
+	opts := httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics, Profiling: m.Config.Profiling,
 		BookmarkInterval: m.Config.WatchBookmarkInterval}
 	if err := m.secure(service, &opts); err != nil {
 		return err
@@ -138,13 +138,13 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	return nil
 }
 
-func (m *Main) serve(handler http.Handler) error {
+func (m *Main) serve(api *httpapi.Server) error {
 	ln, err := net.Listen("tcp", m.Config.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	m.listener = ln
-	m.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	m.listener = controlplane.Listen(ln, m.Config.MaxOpenConnections)
+	m.http = controlplane.NewHTTPServer(api)
 	m.served = make(chan error, 1)
 	scheme := "http"
 	if m.Config.TLSCertFile != "" {
@@ -156,12 +156,12 @@ func (m *Main) serve(handler http.Handler) error {
 	}
 	go func() {
 		if scheme == "https" {
-			m.served <- m.http.ServeTLS(ln, "", "") // HTTP/2 too; the certificate from TLSConfig
+			m.served <- m.http.ServeTLS(m.listener, "", "") // HTTP/2 too; the certificate from TLSConfig
 		} else {
-			m.served <- m.http.Serve(ln)
+			m.served <- m.http.Serve(m.listener)
 		}
 	}()
-	m.Logger.Info("serving", "url", scheme+"://"+ln.Addr().String())
+	m.Logger.Info("serving", "url", scheme+"://"+ln.Addr().String(), "maxOpenConnections", m.Config.MaxOpenConnections)
 	return nil
 }
 

@@ -60,6 +60,7 @@ type process struct {
 	stdin   io.WriteCloser // held open: the process stops when it closes
 	exited  chan struct{}  // closed when the process has exited
 	waitErr error          // its exit status; read after exited is closed
+	ended   bool           // the test ended it (end): cleanup leaves it
 }
 
 // startProcess runs `dynapi serve` on databaseURL in a child process (this
@@ -122,6 +123,9 @@ func (p *process) waitReady(t *testing.T) {
 // it does not stop in time.
 func (p *process) stop(t *testing.T) {
 	t.Helper()
+	if p.ended {
+		return
+	}
 	select {
 	case <-p.exited:
 		t.Errorf("dynapi %s exited early (%v); its log:\n%s", p.name, p.waitErr, p.log.tail())
@@ -143,6 +147,39 @@ func (p *process) stop(t *testing.T) {
 		_ = p.cmd.Process.Kill()
 		<-p.exited
 		t.Errorf("dynapi %s did not stop within %s; killed; its log:\n%s", p.name, processStopTimeout, p.log.tail())
+	}
+}
+
+// end sends sig (SIGTERM, SIGKILL) to the process and returns its exit
+// status once it has exited.
+func (p *process) end(t *testing.T, sig os.Signal) error {
+	t.Helper()
+	p.signal(t, sig)
+	return p.waitExit(t)
+}
+
+// signal sends sig to the process, which the test then ends itself:
+// cleanup leaves it.
+func (p *process) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	p.ended = true
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal dynapi %s: %v", p.name, err)
+	}
+}
+
+// waitExit returns the exit status of the process once it has exited; the
+// test fails if that takes longer than processStopTimeout.
+func (p *process) waitExit(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.waitErr
+	case <-time.After(processStopTimeout):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		t.Fatalf("dynapi %s did not exit within %s; killed; its log:\n%s", p.name, processStopTimeout, p.log.tail())
+		return nil
 	}
 }
 

@@ -55,9 +55,15 @@ func (s *Server) handleHealth(endpoint string, checks ...healthCheck) http.Handl
 	}
 }
 
-// storageDown reports whether the storage fails its readiness check now:
-// asked only when a request failed for a reason dynapi did not expect.
-func (s *Server) storageDown(ctx context.Context) bool {
+// storageDown reports whether err says the storage cannot be reached, or
+// the storage fails its readiness check now: asked only when a request
+// failed for a reason dynapi did not expect. The check alone misses the
+// request cut off by a restart of the database that is over by the time
+// it is asked.
+func (s *Server) storageDown(ctx context.Context, err error) bool {
+	if s.down != nil && s.down(err) {
+		return true
+	}
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	return s.ready(ctx) != nil

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,6 +90,43 @@ func TestHostileValidationIsBounded(t *testing.T) {
 		}
 		if took > hangGuard {
 			t.Errorf("took %v", took)
+		}
+	}
+}
+
+// requestAllocBound bounds what one write request may allocate, in bytes
+// per byte of its body, whatever the body holds: as memory held is at
+// most what was allocated, a bound on what a request can hold too.
+const requestAllocBound = 64
+
+// TestHostileRequestMemoryIsBounded: creates at the body limit (3 MiB)
+// whose every item is wrong, or valid but one, allocate a bounded multiple
+// of the body (client and server, in this process), where 1.5 million
+// wrong items allocated 1.3 GB in the schema library's errors alone. Not
+// parallel: it reads the process's allocation counter.
+func TestHostileRequestMemoryIsBounded(t *testing.T) {
+	s := newTestServer(t)
+	items := func(item string) string {
+		return strings.TrimSuffix(strings.Repeat(item+",", (3<<20-200)/(len(item)+1)), ",")
+	}
+	for _, tt := range []struct{ name, tags string }{
+		{"1.5 million numbers for strings", items("1")},
+		{"780,000 valid strings and one number", items(`"a"`) + ",1"},
+	} {
+		body := widget("wrong", `{"tags":[`+tt.tags+`]}`)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := s.do(http.MethodPost, widgets+"?dryRun=All", "application/json", body)
+		runtime.ReadMemStats(&after)
+		allocated := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s (%d bytes): %d, %d causes; %d MB allocated, %.0f per byte", tt.name, len(body), r.code,
+			len(r.get("details.causes").Array()), allocated>>20, float64(allocated)/float64(len(body)))
+		if r.code != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d %.300s", tt.name, r.code, r.body)
+		}
+		if allocated > uint64(requestAllocBound*len(body)) {
+			t.Errorf("%s: allocated %d MB, more than %d bytes per byte of the body", tt.name, allocated>>20, requestAllocBound)
 		}
 	}
 }

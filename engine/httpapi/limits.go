@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/connlimit"
 )
 
 // errTooMany is kube-apiserver's answer when too many requests are in
@@ -90,12 +92,23 @@ func (s *Server) withTimeout(next http.Handler) http.Handler {
 }
 
 // limit holds requests to the in-flight limits. Watches (long-running),
-// the health endpoints and system:masters are exempt, as in kube.
+// the health endpoints and system:masters are exempt, as in kube. A
+// request on a connection over the open-connection limit (a reserve one,
+// see connlimit) is served only if it is a health check, and its
+// connection is closed after the answer to give its place back.
 func (s *Server) limit(next http.Handler) http.Handler {
-	if s.readOnly == nil && s.mutating == nil {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if connlimit.Reserved(r.Context()) {
+			w.Header().Set("Connection", "close")
+			if !openPath(r.URL.Path) {
+				// A read deadline now: net/http would otherwise read up
+				// to 256 kB of the unread body before closing, holding the
+				// reserve place for as long as the client trickles it.
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+				s.writeError(w, r, errTooMany)
+				return
+			}
+		}
 		info := requestInfoFrom(r)
 		l := s.readOnly
 		switch info.Verb {

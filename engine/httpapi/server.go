@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -32,6 +33,11 @@ type Options struct {
 	// Ready reports whether the storage is reachable, for /readyz; nil
 	// reports it always reachable.
 	Ready func(context.Context) error
+	// Unavailable reports whether an error of the storage says that it
+	// cannot be reached now (postgres.IsUnavailable): such a request is
+	// answered 503 with Retry-After rather than 500. Nil: only a failed
+	// Ready check says so.
+	Unavailable func(error) bool
 	// Logger logs what a client is not told; nil discards it.
 	Logger *slog.Logger
 	// Metrics is the registry the request metrics are registered on and
@@ -75,6 +81,7 @@ type Server struct {
 	service   *resource.Service
 	snapshots Snapshots
 	ready     func(context.Context) error
+	down      func(error) bool // Options.Unavailable; may be nil
 	logger    *slog.Logger
 	router    chi.Router
 	openapi   openapiCache
@@ -91,14 +98,18 @@ type Server struct {
 	auditor    Auditor
 	// requestTimeout, minRequestTimeout and bookmarkInterval are Options'.
 	requestTimeout, minRequestTimeout, bookmarkInterval time.Duration
+	// draining is closed by EndWatches.
+	draining    chan struct{}
+	drainingSet sync.Once
 }
 
 // New returns a Server.
 func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
-	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, logger: opts.Logger,
+	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, down: opts.Unavailable, logger: opts.Logger,
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
 		authn: opts.Authenticator, anonymous: opts.Anonymous, authz: opts.Authorizer,
-		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor}
+		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor,
+		draining: make(chan struct{})}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
@@ -118,6 +129,14 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s.metrics = newRequestMetrics(s.registry)
 	s.routes()
 	return s
+}
+
+// EndWatches ends every watch, and every watch started after it at once,
+// as the server shuts down: http.Server.Shutdown waits for the requests
+// in flight, and a watch would hold it until its timeout. The client sees
+// its stream end and watches again, elsewhere; other requests finish.
+func (s *Server) EndWatches() {
+	s.drainingSet.Do(func() { close(s.draining) })
 }
 
 // ServeHTTP serves one request.

@@ -95,8 +95,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			if errors.Is(ctxErr, context.DeadlineExceeded) {
 				e = errTimeout // the request timeout; a client that went away reads nothing
 			}
-		} else if s.storageDown(r.Context()) {
-			e = errStorageDown
+		} else if s.storageDown(r.Context(), err) {
+			e, level = errStorageDown, slog.LevelWarn // the database's fault, not a bug of the server
 		}
 		s.logger.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}

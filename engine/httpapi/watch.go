@@ -28,6 +28,11 @@ const defaultMinRequestTimeout = 30 * time.Minute
 // longer than any watch lives anyway (about 292 years).
 const maxTimeoutSeconds = math.MaxInt64 / int64(time.Second)
 
+// watchWriteTimeout is how long a watch event may take to reach the
+// client's connection (the socket's buffers full: the client does not
+// read) before the watch is dropped.
+const watchWriteTimeout = 10 * time.Second
+
 // defaultBookmarkInterval is how often a watch that allows bookmarks gets
 // one unless Options say otherwise. kube-apiserver sends them about once
 // a minute; sooner costs little here.
@@ -92,29 +97,40 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	s.stream(w, flusher, events, changed, req.target, enc)
 }
 
-// stream writes events until they end, the client goes away, or the
-// target stops being served (its definition was removed or switched off):
+// stream writes events until they end, the client goes away, the server
+// shuts down (EndWatches), or the target stops being served (its definition was removed or switched off):
 // then the stream just ends, as kube-apiserver ends the watches of a
 // deleted CustomResourceDefinition, and the client's next request gets 404.
 // Each object goes as enc says.
 func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, enc encoding) {
+	rc := http.NewResponseController(w)
 	for {
 		select {
 		case ev, ok := <-events:
 			if !ok {
 				return
 			}
+			// Why a deadline: a client that stops reading would hold its
+			// watch (and what piles up for it) for as long as the watch
+			// lasts. Like kube's cacher, which closes a watcher whose
+			// buffer stays full past a timeout, the server drops it: a
+			// failed write cancels the request, which ends the watch.
+			// Unsupported (a test recorder): no bound.
+			_ = rc.SetWriteDeadline(time.Now().Add(watchWriteTimeout))
 			if err := s.writeEvent(w, ev, enc); err != nil {
 				return // the client went away; the caller's cancel ends the watch
 			}
 			if flusher != nil {
 				flusher.Flush()
 			}
+			_ = rc.SetWriteDeadline(time.Time{}) // an idle watch has no deadline
 		case <-changed:
 			changed = s.changes()
 			if !s.stillServed(t) {
 				return
 			}
+		case <-s.draining:
+			return
 		}
 	}
 }
@@ -149,12 +165,23 @@ func (s *Server) writeEvent(w http.ResponseWriter, ev resource.WatchEvent, enc e
 // errorMessage is what a user sees of err: its message, or "internal
 // error" for an error that is not an engine.Error (which is logged).
 func (s *Server) errorMessage(err error) string {
+	return s.eventError(err).Message
+}
+
+// eventError is the Status of an ERROR event for err: err itself if it is
+// an *engine.Error; 503 when the storage cannot be reached (client-go
+// watches again after it); else an internal error, which is logged.
+func (s *Server) eventError(err error) *engine.Error {
 	var e *engine.Error
-	if !errors.As(err, &e) {
-		s.logger.Error("watch failed", "err", err)
-		return errInternal.Message
+	switch {
+	case errors.As(err, &e):
+		return e
+	case s.storageDown(context.Background(), err):
+		s.logger.Warn("watch failed", "err", err)
+		return errStorageDown
 	}
-	return e.Message
+	s.logger.Error("watch failed", "err", err)
+	return errInternal
 }
 
 func (e encoding) object(ev resource.WatchEvent) []byte {
@@ -203,12 +230,7 @@ type watchEvent struct {
 func (s *Server) encodeEvent(ev resource.WatchEvent, proto bool) ([]byte, error) {
 	obj := ev.Object
 	if ev.Type == engine.EventError {
-		var e *engine.Error
-		if !errors.As(ev.Err, &e) {
-			s.logger.Error("watch failed", "err", ev.Err)
-			e = errInternal
-		}
-		obj, _ = json.Marshal(statusFor(e)) // a Status always encodes
+		obj, _ = json.Marshal(statusFor(s.eventError(ev.Err))) // a Status always encodes
 	}
 	if proto {
 		return kubeproto.WatchEvent(string(ev.Type), obj)

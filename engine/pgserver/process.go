@@ -83,12 +83,16 @@ func (s *Server) start(ctx context.Context) error {
 }
 
 // serverArgs configures the server: Unix socket only, room for many test
-// databases, and no durability for ephemeral servers.
+// databases, and no durability for ephemeral servers (but for commits
+// when Durable).
 func (s *Server) serverArgs() []string {
 	args := []string{"-D", s.dataDir, "-k", s.sockDir,
 		"-c", "listen_addresses=", "-c", "port=5432", "-c", "max_connections=200"}
 	if s.ephemeral {
-		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+		args = append(args, "-c", "fsync=off", "-c", "full_page_writes=off")
+		if !s.durable {
+			args = append(args, "-c", "synchronous_commit=off")
+		}
 	}
 	return args
 }

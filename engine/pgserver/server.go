@@ -26,6 +26,11 @@ type Options struct {
 	// and trade durability for speed (fsync, synchronous_commit and
 	// full_page_writes off).
 	Ephemeral bool
+	// Durable keeps an Ephemeral server's commits durable against a crash
+	// of PostgreSQL (synchronous_commit on: a commit is in the WAL before
+	// it is acknowledged), though not of the machine (fsync stays off):
+	// for tests that stop PostgreSQL at once and count what it kept.
+	Durable bool
 	// Logger receives progress messages; nil discards them.
 	Logger *slog.Logger
 
@@ -38,6 +43,7 @@ type Server struct {
 	acct      *account
 	log       *slog.Logger
 	ephemeral bool
+	durable   bool
 	dataDir   string   // the cluster
 	sockDir   string   // the only place the server listens
 	logPath   string   // the server's stdout and stderr
@@ -68,7 +74,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{bin: bin, acct: acct, log: opts.Logger, ephemeral: opts.Ephemeral, done: make(chan struct{})}
+	s := &Server{bin: bin, acct: acct, log: opts.Logger, ephemeral: opts.Ephemeral, durable: opts.Durable, done: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -1,6 +1,7 @@
 package pgserver
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,5 +143,35 @@ func TestRunning(t *testing.T) {
 	}
 	if _, ok := Running(dataDir); ok {
 		t.Error("Running took a stale postmaster.pid for a running server")
+	}
+}
+
+func TestHaltResume(t *testing.T) {
+	s, err := Start(context.Background(), Options{Ephemeral: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	url := s.URL()
+	psql(t, s, "create table kept (v int); insert into kept values (7)")
+	for _, immediate := range []bool{false, true} {
+		if err := s.Halt(immediate); err != nil {
+			t.Fatalf("Halt(%v): %v", immediate, err)
+		}
+		if out, err := exec.Command(filepath.Join(s.bin, "psql"), "-X", "-At", "-d", url, "-c", "select 1").CombinedOutput(); err == nil {
+			t.Fatalf("Halt(%v): the server still answers: %s", immediate, out)
+		}
+		if err := s.Resume(context.Background()); err != nil {
+			t.Fatalf("Resume after Halt(%v): %v", immediate, err)
+		}
+		if s.URL() != url {
+			t.Fatalf("URL after Resume = %s, was %s", s.URL(), url)
+		}
+		if got := psql(t, s, "select v from kept"); got != "7" {
+			t.Fatalf("after Halt(%v) and Resume: kept = %q, want 7", immediate, got)
+		}
+	}
+	if err := s.Resume(context.Background()); err == nil {
+		t.Error("Resume of a running server succeeded")
 	}
 }

@@ -165,7 +165,7 @@ func (t *translator) checkDefault(c *jsonschema.Compiler, doc gjson.Result, path
 		return false
 	}
 	v := gjson.ParseBytes(raw)
-	causes := validate(sch, causes{doc: doc, obj: v, base: "default"}, goValue(v))
+	causes := validate(sch, causes{doc: doc, obj: v, base: "default"}, goValue(v), nil)
 	for _, fe := range causes {
 		if fe.Path == "default" {
 			t.problemf(path, "%s", fe.Message)

@@ -26,7 +26,7 @@ func (s *Schema) Validate(obj []byte) []engine.FieldError {
 	if s.quick.valid(root) {
 		return nil
 	}
-	return validate(s.validator, causes{doc: s.doc, obj: root}, goValue(root))
+	return s.validateBounded(causes{doc: s.doc, obj: root})
 }
 
 // ValidateUpdate is Validate for an update of old, the stored object in the
@@ -42,12 +42,28 @@ func (s *Schema) ValidateUpdate(obj, old []byte) []engine.FieldError {
 	if s.quick.valid(root) {
 		return nil
 	}
-	return validate(s.validator, causes{doc: s.doc, obj: root, old: gjson.ParseBytes(old)}, goValue(root))
+	return s.validateBounded(causes{doc: s.doc, obj: root, old: gjson.ParseBytes(old)})
 }
 
-// validate validates v (c.obj as Go values) against sch, a schema of
-// c.doc, and returns the problems c lets through.
-func validate(sch *jsonschema.Schema, c causes, v any) []engine.FieldError {
+// validateBounded validates c.obj thinned (see thinner): the causes of
+// what was kept are the answer when they reach MaxCauses, as there are
+// more. When they do not (what was cut may hold the only problems, as a
+// value the quick check cannot vouch for need not be wrong), it validates
+// again without cutting.
+func (s *Schema) validateBounded(c causes) []engine.FieldError {
+	t := newThinner(MaxCauses + 1)
+	out := validate(s.validator, c, t.value(c.obj, s.quick, nil), t)
+	if !t.cut || len(out) > MaxCauses {
+		return out
+	}
+	t = newThinner(-1)
+	return validate(s.validator, c, t.value(c.obj, s.quick, nil), t)
+}
+
+// validate validates v (c.obj as Go values, thinned by t when t is not
+// nil) against sch, a schema of c.doc, and returns the problems c lets
+// through; when t cut values out, it says that there may be more.
+func validate(sch *jsonschema.Schema, c causes, v any, t *thinner) []engine.FieldError {
 	err := sch.Validate(v)
 	if err == nil {
 		return nil
@@ -56,12 +72,15 @@ func validate(sch *jsonschema.Schema, c causes, v any) []engine.FieldError {
 	if !errors.As(err, &ve) {
 		return []engine.FieldError{{Type: engine.CauseInvalid, Path: c.base, Message: err.Error()}}
 	}
+	if t != nil {
+		t.restore(ve)
+	}
 	c.visit(ve)
 	c.finishAllOf()
 	slices.SortFunc(c.out, func(a, b engine.FieldError) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Message, b.Message))
 	})
-	if c.truncated {
+	if c.truncated || t != nil && t.cut && len(c.out) >= MaxCauses {
 		c.out = append(c.out, engine.FieldError{Type: engine.CauseInvalid,
 			Message: fmt.Sprintf("too many errors: only the first %d are reported", MaxCauses)})
 	}

@@ -1,0 +1,46 @@
+package controlplane
+
+import (
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/dynapi/dynapi/engine/connlimit"
+	"github.com/dynapi/dynapi/engine/httpapi"
+)
+
+// The bounds of kube-apiserver's server (k8s.io/apiserver's
+// secure_serving.go) on a connection, before and between requests. The
+// body of a request is bounded by the request timeout (httpapi), a watch
+// by its own timeout, and a connection count by the listener
+// (connlimit).
+const (
+	// ReadHeaderTimeout ends a connection whose request line and headers
+	// have not all arrived: "just shy of" kube's upper bound on requests.
+	ReadHeaderTimeout = 32 * time.Second
+	// IdleTimeout closes a kept-alive connection with no request, as
+	// Go's client transport does on its side after the same time.
+	IdleTimeout = 90 * time.Second
+	// MaxHeaderBytes bounds the request line and headers.
+	MaxHeaderBytes = 1 << 20
+)
+
+// NewHTTPServer returns the http.Server that serves api with those
+// bounds: the requests of a connection over the open-connection limit
+// are marked for api (see Listen), and Shutdown ends api's watches at
+// once, letting the other requests in flight finish.
+func NewHTTPServer(api *httpapi.Server) *http.Server {
+	s := &http.Server{Handler: api, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
+		MaxHeaderBytes: MaxHeaderBytes, ConnContext: connlimit.ConnContext}
+	s.RegisterOnShutdown(api.EndWatches)
+	return s
+}
+
+// Listen bounds ln to maxOpen connections (0: no bound), plus
+// connlimit.Reserve that only health checks are served on.
+func Listen(ln net.Listener, maxOpen int) net.Listener {
+	if maxOpen <= 0 {
+		return ln
+	}
+	return connlimit.NewListener(ln, maxOpen, connlimit.Reserve)
+}
