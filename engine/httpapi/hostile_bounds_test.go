@@ -72,8 +72,10 @@ func TestHostileBoundedWork(t *testing.T) {
 	t.Logf("10,000 inserts at index 0: %v", time.Since(start))
 }
 
-// TestHostileValidationIsBounded: an array of 40,000 items of the wrong
-// type costs a bounded answer, in time linear in the object.
+// TestHostileValidationIsBounded: an array of 40,000 or 1,000,000 items of
+// the wrong type costs a bounded answer. How much work it costs is bounded
+// by TestHostileRequestMemoryIsBounded (allocations, which do not depend on
+// the machine's load); the time is logged, not asserted.
 func TestHostileValidationIsBounded(t *testing.T) {
 	s := newTestServer(t)
 	for _, n := range []int{40000, 1000000} {
@@ -87,9 +89,6 @@ func TestHostileValidationIsBounded(t *testing.T) {
 		}
 		if causes := len(r.get("details.causes").Array()); causes > 101 {
 			t.Errorf("%d causes", causes)
-		}
-		if took > hangGuard {
-			t.Errorf("took %v", took)
 		}
 	}
 }
