@@ -80,24 +80,6 @@ func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64)
 // explainPrepared explains sql, prepared by name, run with the literals,
 // in a transaction begun as List begins it, with plan_cache_mode mode.
 func explainPrepared(ctx context.Context, s *Store, opts engine.ListOptions, sql, mode string, literals []string) (string, error) {
-	return explainPreparedAs(ctx, s, opts, sql, mode, "EXPLAIN", literals)
-}
-
-// UnchangedOutput returns EXPLAIN (VERBOSE) of the unchanged part of a
-// List of opts at rv, custom plan: what it reads and computes per row.
-func UnchangedOutput(ctx context.Context, s *Store, opts engine.ListOptions, rv int64) (string, error) {
-	plan, err := buildList(opts, listState{rv: rv})
-	if err != nil {
-		return "", err
-	}
-	literals := make([]string, len(plan.unchangedArgs))
-	for j, a := range withFirst(plan.unchangedArgs, rv) {
-		literals[j] = sqlLiteral(a)
-	}
-	return explainPreparedAs(ctx, s, opts, plan.unchanged, "custom", "EXPLAIN (VERBOSE)", literals)
-}
-
-func explainPreparedAs(ctx context.Context, s *Store, opts engine.ListOptions, sql, mode, explain string, literals []string) (string, error) {
 	tx, err := s.pool.BeginTx(ctx, listTxOptions(opts))
 	if err != nil {
 		return "", err
@@ -108,7 +90,7 @@ func explainPreparedAs(ctx context.Context, s *Store, opts engine.ListOptions, s
 			return "", err
 		}
 	}
-	rows, _ := tx.Query(ctx, explain+" EXECUTE list_plan("+strings.Join(literals, ", ")+")")
+	rows, _ := tx.Query(ctx, "EXPLAIN EXECUTE list_plan("+strings.Join(literals, ", ")+")")
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return "", err

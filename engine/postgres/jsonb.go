@@ -103,12 +103,6 @@ func remainderFromJSONB(text []byte) []byte {
 	if text == nil {
 		return nil
 	}
-	return compactFromJSONB(text)
-}
-
-// compactFromJSONB compacts jsonb's text output in one pass, keeping the
-// order of members: what a value other than a whole body needs.
-func compactFromJSONB(text []byte) []byte {
 	out, _ := compactJSONB(make([]byte, 0, len(text)), text, nil)
 	return out
 }

@@ -90,10 +90,7 @@ func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listStat
 		return engine.ListMeta{}, 0, fmt.Errorf("list objects: %w", err)
 	}
 	defer rows.Close()
-	m := &merger{rows: rows, changed: changed, all: plan.all, body: fromJSONB}
-	if opts.MetadataOnly {
-		m.body = compactFromJSONB
-	}
+	m := &merger{rows: rows, changed: changed, all: plan.all}
 	meta, err := m.stream(plan.limit, rv, each)
 	if err != nil || meta.Continue == "" {
 		return meta, 0, err

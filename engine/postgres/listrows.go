@@ -55,11 +55,8 @@ type merger struct {
 	rows    pgx.Rows
 	changed []engine.Object
 	all     bool // keys order by resource last
-	// body turns a row's body column into the object's body: fromJSONB,
-	// or compactFromJSONB for a metadata-only list (nothing to reorder).
-	body func([]byte) []byte
-	row  *engine.Object
-	sent int64 // objects passed to each
+	row     *engine.Object
+	sent    int64 // objects passed to each
 }
 
 // stream calls each for the merged objects up to limit (0: no limit), and
@@ -88,7 +85,7 @@ func (m *merger) stream(limit, rv int64, each func(engine.Object) error) (engine
 // next returns the next object in key order; false at the end.
 func (m *merger) next() (engine.Object, bool, error) {
 	if m.row == nil && m.rows.Next() {
-		obj, err := scanObjectAs(m.rows, m.body)
+		obj, err := scanObject(m.rows)
 		if err != nil {
 			return engine.Object{}, false, err
 		}
@@ -126,20 +123,14 @@ func keyLess(a, b engine.ObjectKey, all bool) bool {
 // compacted straight from pgx's read buffer (valid until the next row),
 // not from a copy of it.
 func scanObject(rows pgx.Rows) (engine.Object, error) {
-	return scanObjectAs(rows, fromJSONB)
-}
-
-// scanObjectAs is scanObject with body turning the body column into the
-// object's body.
-func scanObjectAs(rows pgx.Rows, body func([]byte) []byte) (engine.Object, error) {
 	var obj engine.Object
 	var resource string
-	var raw, remainder pgtype.DriverBytes
-	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &raw, &remainder)
+	var body, remainder pgtype.DriverBytes
+	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &body, &remainder)
 	if err != nil {
 		return engine.Object{}, fmt.Errorf("scan object: %w", err)
 	}
 	obj.Key.Resource = parseResource(resource)
-	obj.Body, obj.Remainder = body(raw), remainderFromJSONB(remainder)
+	obj.Body, obj.Remainder = fromJSONB(body), remainderFromJSONB(remainder)
 	return obj, nil
 }

@@ -62,14 +62,11 @@ const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored
 FROM objects WHERE resource_version <= $1{rest}`
 
 // The body columns of a list: whole bodies, or, for a metadata-only list,
-// the metadata alone, so that the rest of each body never leaves the
-// database. The unchanged part reads the metadata column, printed at each
-// write (migrations/0007_metadata_text.sql); the changed part, a few rows
-// of the log, cuts it out of the bodies.
+// the metadata alone, cut out in the database so that the rest of each
+// body never leaves it.
 const (
-	bodyColumns            = "body, remainder"
-	metadataColumns        = "coalesce(metadata, '{}') AS body, NULL::jsonb AS remainder"
-	changedMetadataColumns = "coalesce(body -> 'metadata', '{}') AS body, NULL::jsonb AS remainder"
+	bodyColumns     = "body, remainder"
+	metadataColumns = "coalesce(body -> 'metadata', '{}') AS body, NULL::jsonb AS remainder"
 )
 
 // listPlan holds the two statements of a List. Their first argument, the
@@ -95,12 +92,12 @@ func buildList(opts engine.ListOptions, st listState) (listPlan, error) {
 	if st.latest {
 		resolved, r = resolvedSQL, "m.seq"
 	}
-	body, changedBody := bodyColumns, bodyColumns
+	body := bodyColumns
 	if opts.MetadataOnly {
-		body, changedBody = metadataColumns, changedMetadataColumns
+		body = metadataColumns
 	}
 	return listPlan{
-		changed:   strings.NewReplacer("{resolved}", resolved, "{R}", r, "{rest}", changed, "{body}", changedBody).Replace(changedSQL),
+		changed:   strings.NewReplacer("{resolved}", resolved, "{R}", r, "{rest}", changed, "{body}", body).Replace(changedSQL),
 		unchanged: strings.NewReplacer("{rest}", unchanged, "{body}", body).Replace(unchangedSQL), changedArgs: changedArgs,
 		unchangedArgs: unchangedArgs, limit: opts.Limit, all: opts.Resource == engine.GroupResource{},
 	}, nil
