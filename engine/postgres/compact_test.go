@@ -129,3 +129,26 @@ func TestCompactionAnalyzesAfterABurst(t *testing.T) {
 		return false, "objects analyzed after 1,200 writes"
 	})
 }
+
+// TestStatisticsFollowASmallTableGrowing checks that a fresh table's
+// statistics are gathered again as writes make it grow, without waiting
+// for compaction or autovacuum: the cached plans of write statements made
+// while the table looked like one page would scan it whole at every write.
+func TestStatisticsFollowASmallTableGrowing(t *testing.T) {
+	url := pgtest.Open(t)
+	s := openStoreWith(t, url, postgres.Options{CompactInterval: time.Hour})
+	createNamespace(t, s, "default")
+	execSQL(t, url, "ALTER TABLE objects SET (autovacuum_enabled = false)") // only the store may analyze here
+	execSQL(t, url, "ANALYZE objects")                                        // one page, as CREATE INDEX at start leaves it
+	reltuples := `SELECT reltuples::bigint FROM pg_class WHERE oid = 'objects'::regclass`
+	if n := queryInt(t, url, reltuples); n > 10 {
+		t.Fatalf("reltuples %d before the writes", n)
+	}
+	for i := range 1100 {
+		mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("p%04d", i), nil))
+	}
+	wait.Eventually(t, 10*time.Second, func() (bool, string) {
+		n := queryInt(t, url, reltuples)
+		return n >= 900, fmt.Sprintf("reltuples %d after 1,100 creates; want about 1,000", n)
+	})
+}

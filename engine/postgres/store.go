@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
@@ -73,6 +74,10 @@ type Store struct {
 	running    sync.WaitGroup
 	// freshWait bounds the wait for a resourceVersion not reached yet.
 	freshWait time.Duration
+	// written counts this process's writes; grown wakes
+	// analyzeWhileSmall (see noteWrite).
+	written atomic.Int64
+	grown   chan struct{}
 
 	// beforeCommit, when set (by tests only), runs each write in an
 	// explicit transaction and is called before its COMMIT; an error
@@ -128,7 +133,8 @@ func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*St
 		pool.Close()
 		return nil, fmt.Errorf("create background connection pool: %w", err)
 	}
-	s := &Store{pool: pool, background: background, opts: opts.withDefaults(), freshWait: freshWait}
+	s := &Store{pool: pool, background: background, opts: opts.withDefaults(), freshWait: freshWait,
+		grown: make(chan struct{}, 1)}
 	s.start(cfg.ConnConfig)
 	return s, nil
 }
@@ -156,6 +162,7 @@ func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	s.running.Go(func() { s.poller.listen(ctx, listenConfig) })
 	s.running.Go(func() { s.notifier.run(ctx) })
 	s.running.Go(func() { s.compactEvery(ctx, s.opts.CompactInterval) })
+	s.running.Go(func() { s.analyzeWhileSmall(ctx) })
 }
 
 // Close stops the background work, ends every watch (with a
