@@ -139,7 +139,7 @@ func TestStatisticsFollowASmallTableGrowing(t *testing.T) {
 	s := openStoreWith(t, url, postgres.Options{CompactInterval: time.Hour})
 	createNamespace(t, s, "default")
 	execSQL(t, url, "ALTER TABLE objects SET (autovacuum_enabled = false)") // only the store may analyze here
-	execSQL(t, url, "ANALYZE objects")                                        // one page, as CREATE INDEX at start leaves it
+	execSQL(t, url, "ANALYZE objects")                                      // one page, as CREATE INDEX at start leaves it
 	reltuples := `SELECT reltuples::bigint FROM pg_class WHERE oid = 'objects'::regclass`
 	if n := queryInt(t, url, reltuples); n > 10 {
 		t.Fatalf("reltuples %d before the writes", n)
