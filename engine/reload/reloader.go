@@ -208,12 +208,12 @@ func (r *Reloader) unreadable(problems []registry.Problem) error {
 }
 
 // dirOf is the folder a problem's or resource's File is relative to; ""
-// for a definition created through the API.
+// for a definition created through the API or built in (embedded).
 func (r *Reloader) dirOf(file string, conversion bool) string {
 	switch {
 	case conversion:
 		return r.conversionsDir
-	case registry.IsAPIFile(file):
+	case registry.IsAPIFile(file), registry.IsBuiltinFile(file):
 		return ""
 	}
 	return r.schemasDir

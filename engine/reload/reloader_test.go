@@ -414,3 +414,21 @@ func fromFiles(snap *registry.Snapshot) []*registry.Resource {
 	}
 	return out
 }
+
+// TestBuiltinIsLoggedByItsOwnName: a built-in definition is logged by its
+// embedded name ("builtin:core/configmap.yaml"), not as a file of the
+// schemas folder, where a user would look for it in vain.
+func TestBuiltinIsLoggedByItsOwnName(t *testing.T) {
+	var log bytes.Buffer
+	e := &testEnv{t: t, schemas: filepath.Join(t.TempDir(), "schemas")}
+	e.write("schemas/shop/widget.yaml", definition("Widget", "widgets"))
+	e.r = New(e.schemas, "", Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err := e.r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"file=builtin:core/configmap.yaml", "file=" + filepath.Join(e.schemas, "shop", "widget.yaml")} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
