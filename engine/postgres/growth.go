@@ -1,9 +1,6 @@
 package postgres
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // growthCheckEvery is how many writes of this process pass between two
 // looks at the size PostgreSQL's statistics give objects.
@@ -48,22 +45,8 @@ func (s *Store) analyzeWhileSmall(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
-		if err := s.analyzeIfSmall(ctx); err != nil && ctx.Err() == nil {
+		if err := analyzeIf(ctx, s.pool, smallTableSQL, smallTable); err != nil && ctx.Err() == nil {
 			s.opts.Logger.Warn("gather the statistics of objects", "err", err)
 		}
 	}
-}
-
-func (s *Store) analyzeIfSmall(ctx context.Context) error {
-	var small bool
-	if err := s.pool.QueryRow(ctx, smallTableSQL, smallTable).Scan(&small); err != nil {
-		return fmt.Errorf("check the size of objects: %w", err)
-	}
-	if !small {
-		return nil
-	}
-	if _, err := s.pool.Exec(ctx, "ANALYZE objects"); err != nil {
-		return fmt.Errorf("analyze objects: %w", err)
-	}
-	return nil
 }
