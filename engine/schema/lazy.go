@@ -67,13 +67,16 @@ func (s *Schema) setValidator(v *validator) {
 	s.lazy.validatorOnce.Do(func() { s.lazy.validator = v })
 }
 
-// CompileValidator compiles the schema's jsonschema validator now rather
-// than on first use, and returns what the compiler refuses, as Compile
+// CheckValidator compiles the schema's jsonschema validator as its first
+// use would, and returns what the compiler refuses, phrased as Compile
 // phrases problems. Compile's own checks refuse all of that already; a
 // definition written through the API and `dynapi check` call it anyway,
-// so that nothing the compiler refuses can be stored.
-func (s *Schema) CompileValidator() error {
-	return s.compiledValidator().err
+// so that nothing the compiler refuses is stored. The validator is not
+// kept: most schemas never need it.
+func (s *Schema) CheckValidator() error {
+	out, formats := s.translated()
+	_, v := compileValidator(marshal(out), formats)
+	return v.err
 }
 
 // compileValidator compiles a translated document; the compiler is nil

@@ -38,10 +38,22 @@ func TestValidatorCompiledOnFirstUse(t *testing.T) {
 	if errs := s.ValidateUpdate([]byte(`{"spec":{"lazyA":-1}}`), []byte(`{"spec":{"lazyA":1}}`)); len(errs) != 1 {
 		t.Errorf("ValidateUpdate = %v, want one error", errs)
 	}
-	if err := s.CompileValidator(); err != nil {
+	validatorCount(t, before, "an update", 1)
+}
+
+// CheckValidator compiles the validator to check it, and does not keep it.
+// Not parallel: it counts the package's validator compiles.
+func TestCheckValidator(t *testing.T) {
+	before := ValidatorCompiles()
+	s := mustCompile(t, spec(`"lazyE":{"type":"integer","minimum":1}`))
+	if err := s.CheckValidator(); err != nil {
 		t.Error(err)
 	}
-	validatorCount(t, before, "an update and CompileValidator", 1)
+	validatorCount(t, before, "checked", 1)
+	if errs := s.Validate([]byte(`{"spec":{"lazyE":0}}`)); len(errs) != 1 {
+		t.Errorf("Validate = %v, want one error", errs)
+	}
+	validatorCount(t, before, "an invalid object", 2)
 }
 
 // A default the quick check cannot vouch for is checked by the validator,
