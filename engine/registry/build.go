@@ -68,7 +68,7 @@ func fieldsSpec(r *Resource) apply.Spec {
 	for _, v := range r.Versions {
 		av := apply.Version{Name: v.Name, Status: v.Subresources.Status}
 		if v.Schema != nil {
-			av.Schema = v.Schema.Raw()
+			av.Schema = v.Schema.RawShared() // apply keeps it, read-only
 		}
 		s.Versions = append(s.Versions, av)
 	}

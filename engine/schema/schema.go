@@ -37,6 +37,13 @@ func (s *Schema) Raw() []byte {
 	return slices.Clone(s.raw)
 }
 
+// RawShared returns the JSON Raw returns without copying it, for a holder
+// that keeps it as long as the schema and never modifies it: a copy per
+// holder was kilobytes per version of every kind served.
+func (s *Schema) RawShared() []byte {
+	return slices.Clip(s.raw)
+}
+
 // ValidationRules returns every x-kubernetes-validations list of the schema,
 // outer schemas first, as written. ValidateRules evaluates them.
 func (s *Schema) ValidationRules() []RuleSet {
