@@ -39,7 +39,8 @@ type validator struct {
 var validatorCompiles atomic.Int64
 
 // ValidatorCompiles returns how many jsonschema validators this process
-// has compiled: one per schema at most, on its first use.
+// has compiled: each schema's once, on its first use or when a default
+// needs it, and one per CheckValidator.
 func ValidatorCompiles() int64 { return validatorCompiles.Load() }
 
 // quickCheck returns the schema's quick check, building it on first use.
