@@ -1,13 +1,17 @@
 package schema
 
-import "github.com/tidwall/gjson"
+import (
+	"maps"
+	"slices"
+
+	"github.com/tidwall/gjson"
+)
 
 // node is one level of the structural schema: the part of a schema that
 // pruning and defaulting walk. Subschemas of allOf/anyOf/oneOf/not only
 // validate, as in Kubernetes structural schemas, so they have no node.
 type node struct {
 	props      map[string]*node
-	names      []string // keys of props, sorted
 	items      *node
 	additional *node // additionalProperties: a schema, or a keep-all node for true
 	preserve   bool  // x-kubernetes-preserve-unknown-fields: true
@@ -64,7 +68,9 @@ func (n *node) finalize() bool {
 	n.defaulted = n.defaulted[:0]
 	n.needed = 0
 	below := false
-	for _, name := range n.names {
+	// Sorted: defaulted is in name order. Why not kept sorted: only
+	// Compile needs the order, and the names were kilobytes per schema.
+	for _, name := range slices.Sorted(maps.Keys(n.props)) {
 		c := n.props[name]
 		c.slot = 0
 		if c.def != nil {

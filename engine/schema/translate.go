@@ -98,7 +98,6 @@ func (t *translator) properties(m, out map[string]any, n *node, path, ptr string
 				n.props = make(map[string]*node, len(props))
 			}
 			n.props[name] = c
-			n.names = append(n.names, name)
 		}
 	}
 	out["properties"] = translated
