@@ -14,9 +14,6 @@ type node struct {
 	props      map[string]*node
 	items      *node
 	additional *node // additionalProperties: a schema, or a keep-all node for true
-	preserve   bool  // x-kubernetes-preserve-unknown-fields: true
-	embedded   bool  // x-kubernetes-embedded-resource: true, and the root
-	nullable   bool
 
 	// def is the default, already pruned and defaulted deeper, so inserting
 	// it needs no further walk; nil when the schema has none.
@@ -26,13 +23,20 @@ type node struct {
 	// node's 1-based position in its parent's defaulted list (0: none).
 	defaulted [][]byte
 	slot      int
+	// needed counts the properties whose member a walk with no nulls to
+	// replace must visit (a default of their own, or one below); when
+	// additionalProperties needs no visit, the walk leaves an object once
+	// it has seen them all.
+	needed int
 	// defaults is true when some property in this subtree has a default; a
 	// walk with no nulls to replace skips subtrees where it is false.
 	defaults bool
-	// needed counts the properties whose member such a walk must visit
-	// (a default of their own, or one below); when additionalProperties
-	// needs no visit, the walk leaves an object once it has seen them all.
-	needed int
+
+	// The booleans together, after the words: the node is 96 bytes
+	// instead of 112, and a schema has dozens of nodes.
+	preserve bool // x-kubernetes-preserve-unknown-fields: true
+	embedded bool // x-kubernetes-embedded-resource: true, and the root
+	nullable bool
 }
 
 // metaFields are kept whole at the root and in embedded resources: another
