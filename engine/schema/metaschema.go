@@ -20,6 +20,12 @@ import (
 // checkKeyword checks the value of one keyword of the translated document;
 // path names the keyword.
 func (t *translator) checkKeyword(path, kw string, v any) {
+	if n, ok := v.(json.Number); ok && !exact(n) {
+		// Kubernetes decodes schema numbers as float64 and refuses what
+		// does not fit; big.Rat refuses exponents past a billion.
+		t.problemf(path, "number out of range: %s", n)
+		return
+	}
 	switch kw {
 	case "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum":
 		t.expect(path, v, "number")
@@ -85,6 +91,13 @@ func decodedType(v any) string {
 	return "object"
 }
 
+// exact reports whether a decoded number has an exact value (rat panics
+// on one that has not).
+func exact(n json.Number) bool {
+	_, ok := new(big.Rat).SetString(string(n))
+	return ok
+}
+
 // rat is the exact value of a decoded number.
 func rat(v any) *big.Rat {
 	r, ok := new(big.Rat).SetString(string(v.(json.Number)))
@@ -113,7 +126,7 @@ func firstRepeat(list []any) (i, j int) {
 func jsonEqual(a, b any) bool {
 	x, xok := a.(json.Number)
 	y, yok := b.(json.Number)
-	if xok && yok {
+	if xok && yok && exact(x) && exact(y) {
 		return rat(x).Cmp(rat(y)) == 0
 	}
 	return reflect.DeepEqual(a, b)

@@ -89,6 +89,32 @@ func TestKeywordChecksAgreeWithMetaschema(t *testing.T) {
 	}
 }
 
+// TestNumbersOutOfRange: a keyword whose number has no exact value (an
+// exponent past what math/big takes) is refused by the translator; the
+// jsonschema compiler would panic on it, so it must never get there.
+func TestNumbersOutOfRange(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, props, want string }{
+		{"length", `"a":{"type":"string","maxLength":1e1000000000}`,
+			"properties.a.maxLength: number out of range: 1e1000000000"},
+		{"bound", `"a":{"type":"number","minimum":-1e1000000000}`,
+			"properties.a.minimum: number out of range: -1e1000000000"},
+		{"multipleOf", `"a":{"type":"number","multipleOf":1e-1000000000}`,
+			"properties.a.multipleOf: number out of range: 1e-1000000000"},
+		{"required", `"a":{"type":"object","required":[1e1000000000,1e1000000000]}`,
+			"properties.a.required: items at index 0 and 1 are equal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Compile([]byte(spec(tt.props)))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Compile: %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // FuzzCompiledMeansCompilable: a schema Compile accepts is one the
 // jsonschema compiler compiles, when first used.
 func FuzzCompiledMeansCompilable(f *testing.F) {
