@@ -17,7 +17,7 @@ func check(cfg Config, stdout io.Writer) error {
 	if err := definitionDirs(cfg); err != nil {
 		return err
 	}
-	snap, problems := registry.Load(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions))
+	snap, problems := registry.LoadWith(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions), registry.LoadOptions{CompileValidators: true})
 	for _, p := range problems {
 		fmt.Fprintf(stdout, "%s/%s\n", dirOf(cfg, p.Conversion), p)
 	}

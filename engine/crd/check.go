@@ -24,7 +24,7 @@ import (
 func Check(obj []byte) ([]engine.FieldError, []string) {
 	// No definition files: the zero embed.FS is an empty fs.FS.
 	snap, problems := registry.LoadWith(embed.FS{}, nil, registry.LoadOptions{
-		APIDefinitions: map[string][]byte{nameOf(obj): obj}, WithoutBuiltins: true})
+		APIDefinitions: map[string][]byte{nameOf(obj): obj}, WithoutBuiltins: true, CompileValidators: true})
 	prefix := definitionName(obj) + ": "
 	var causes []engine.FieldError
 	for _, p := range problems {

@@ -12,8 +12,9 @@ import (
 )
 
 // build checks a decoded definition and turns it into a Resource, compiling
-// every schema it has. It returns the reasons it refused it instead, if any.
-func build(n *native, file string) (*Resource, []string) {
+// every schema it has (their validators too when opts.CompileValidators).
+// It returns the reasons it refused it instead, if any.
+func build(n *native, file string, opts LoadOptions) (*Resource, []string) {
 	n.setDefaults()
 	if reasons := n.check(); len(reasons) > 0 {
 		return nil, reasons
@@ -27,7 +28,7 @@ func build(n *native, file string) (*Resource, []string) {
 	}
 	var failed reasons
 	for i := range n.Versions {
-		v, err := n.Versions[i].build()
+		v, err := n.Versions[i].build(opts.CompileValidators)
 		if err != nil {
 			failed.addf("version %q: schema: %v", n.Versions[i].Name, err)
 			continue
@@ -67,7 +68,7 @@ func fieldsSpec(r *Resource) apply.Spec {
 	for _, v := range r.Versions {
 		av := apply.Version{Name: v.Name, Status: v.Subresources.Status}
 		if v.Schema != nil {
-			av.Schema = v.Schema.Raw()
+			av.Schema = v.Schema.RawShared() // apply keeps it, read-only
 		}
 		s.Versions = append(s.Versions, av)
 	}
@@ -89,7 +90,7 @@ func (n *native) unenforced() []string {
 }
 
 // build compiles the version's schema; the other fields were checked.
-func (nv *nativeVersion) build() (*Version, error) {
+func (nv *nativeVersion) build(compileValidator bool) (*Version, error) {
 	status, _ := nv.Subresources.status()
 	v := &Version{
 		Name: nv.Name, Served: *nv.Served, Storage: nv.Storage, Deprecated: nv.Deprecated,
@@ -104,6 +105,9 @@ func (nv *nativeVersion) build() (*Version, error) {
 	}
 	if hasSchema(nv.Schema) {
 		s, err := schema.Compile(nv.Schema)
+		if err == nil && compileValidator {
+			err = s.CheckValidator()
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -200,7 +200,7 @@ func (l *loader) loadDocument(d document) {
 		return
 	}
 	l.opts.RuntimeConfig.apply(n)
-	r, more := build(n, d.file)
+	r, more := build(n, d.file, l.opts)
 	reasons = append(reasons, more...)
 	for _, reason := range reasons {
 		l.report(d.problem(definitionName(n) + ": " + reason))

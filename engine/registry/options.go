@@ -40,6 +40,11 @@ type LoadOptions struct {
 	// once its rules are attached. The reasons it returns refuse the new
 	// definition, and the previous one keeps serving.
 	CheckChange func(prev, next *Resource) []string
+	// CompileValidators compiles every schema's jsonschema validator during
+	// the load, which otherwise waits for the schema's first use (see
+	// schema.Schema.CheckValidator): what Compile accepts compiles, and
+	// a check before a definition is stored makes sure of it.
+	CompileValidators bool
 	// WithoutBuiltins leaves the built-in definitions (package builtin)
 	// out: a load of exactly the files given, for checking a definition on
 	// its own and for tests.

@@ -57,7 +57,7 @@ func (l *loader) compileAll(sources []source, results []compiled, todo []int) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				sub := newLoader(nil, LoadOptions{RuntimeConfig: l.opts.RuntimeConfig, WithoutBuiltins: true})
+				sub := newLoader(nil, LoadOptions{RuntimeConfig: l.opts.RuntimeConfig, CompileValidators: l.opts.CompileValidators, WithoutBuiltins: true})
 				sub.compileSource(sources[i].file, sources[i].src, sources[i].isJSON)
 				results[i].sub = sub
 			}

@@ -49,20 +49,18 @@ func Compile(openAPIV3Schema []byte) (*Schema, error) {
 	return compiled.put(key, s), nil
 }
 
-// compile compiles a schema whose JSON decoded to m.
+// compile compiles a schema whose JSON decoded to m. The quick check
+// and the validator wait for their first use (see lazy.go), unless a
+// default needs the validator.
 func compile(openAPIV3Schema []byte, m map[string]any) (*Schema, error) {
 	compiles.Add(1)
-	t := &translator{formats: make(map[string]func(any) bool)}
+	t := newTranslator()
 	out, root := t.root(m)
 	if len(t.problems) > 0 {
 		return nil, problemsError(t.problems)
 	}
-	doc := marshal(out)
-	c, validator, err := compileDoc(doc, t.formats)
-	if err != nil {
-		return nil, problemsError(compileProblems(err))
-	}
-	t.prepareDefaults(c, gjson.ParseBytes(doc))
+	d := &defaultChecker{out: out, formats: t.formats}
+	t.prepareDefaults(d)
 	if len(t.problems) > 0 {
 		return nil, problemsError(t.problems)
 	}
@@ -71,15 +69,11 @@ func compile(openAPIV3Schema []byte, m map[string]any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{
-		raw:       bytes.Clone(openAPIV3Schema),
-		root:      root,
-		validator: validator,
-		quick:     compileQuick(out),
-		doc:       gjson.ParseBytes(doc),
-		rules:     t.rules,
-		cel:       rules,
-	}, nil
+	s := &Schema{raw: bytes.Clone(openAPIV3Schema), root: root, rules: t.rules, cel: rules}
+	if d.validator != nil {
+		s.setValidator(d.validator)
+	}
+	return s, nil
 }
 
 // root translates the root schema. apiVersion, kind and metadata belong to
@@ -141,39 +135,20 @@ func compileDoc(doc []byte, formats map[string]func(any) bool) (*jsonschema.Comp
 // pruned (a default with unknown fields is an error, as in kube-apiserver),
 // defaulted deeper, and valid against its own schema. Children go first, so
 // a parent's default is defaulted with its children's final defaults.
-func (t *translator) prepareDefaults(c *jsonschema.Compiler, doc gjson.Result) {
-	for _, d := range slices.Backward(t.defaults) {
-		path := sub(d.path, "default")
-		raw, removed := prune(marshal(d.value), d.node)
+func (t *translator) prepareDefaults(d *defaultChecker) {
+	for _, pd := range slices.Backward(t.defaults) {
+		path := sub(pd.path, "default")
+		raw, removed := prune(marshal(pd.value), pd.node)
 		if len(removed) > 0 {
 			t.problemf(path, "unknown fields: %s", strings.Join(removed, ", "))
 			continue
 		}
-		d.node.finalize()
-		raw = applyDefaults(gjson.ParseBytes(raw), raw, d.node)
-		if t.checkDefault(c, doc, path, d.ptr, raw) {
-			d.node.def = raw
+		pd.node.finalize()
+		raw = applyDefaults(gjson.ParseBytes(raw), raw, pd.node)
+		if d.check(t, path, pd, raw) {
+			pd.node.def = raw
 		}
 	}
-}
-
-// checkDefault validates a default against the schema at ptr.
-func (t *translator) checkDefault(c *jsonschema.Compiler, doc gjson.Result, path, ptr string, raw []byte) bool {
-	sch, err := c.Compile(docURL + "#" + ptr)
-	if err != nil {
-		t.problemf(path, "%v", err)
-		return false
-	}
-	v := gjson.ParseBytes(raw)
-	causes := validate(sch, causes{doc: doc, obj: v, base: "default"}, goValue(v), nil)
-	for _, fe := range causes {
-		if fe.Path == "default" {
-			t.problemf(path, "%s", fe.Message)
-		} else {
-			t.problemf(path, "%s: %s", fe.Path, fe.Message)
-		}
-	}
-	return len(causes) == 0
 }
 
 // compileProblems lists the leaf errors of a failed compilation, named by

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 )
 
@@ -19,6 +20,11 @@ var valueKeywords = []string{
 	"maximum", "minimum", "multipleOf", "maxLength", "minLength", "pattern",
 	"maxItems", "minItems", "uniqueItems", "maxProperties", "minProperties", "required", "enum",
 }
+
+// checkedKeywords are the keywords whose values checkKeyword checks, in
+// the order their problems are reported: valueKeywords and the exclusive
+// bounds, as the translated document holds them.
+var checkedKeywords = append(slices.Clone(valueKeywords), "exclusiveMinimum", "exclusiveMaximum")
 
 // types returns the validator's type list, nil for any type.
 func (t *translator) types(m map[string]any, path string) []string {
@@ -52,6 +58,11 @@ func (t *translator) values(m map[string]any, path string) map[string]any {
 	}
 	exclusive(m, out, "exclusiveMinimum", "minimum")
 	exclusive(m, out, "exclusiveMaximum", "maximum")
+	for _, kw := range checkedKeywords {
+		if v, ok := out[kw]; ok {
+			t.checkKeyword(sub(path, kw), kw, v)
+		}
+	}
 	if raw, ok := out["pattern"]; ok {
 		if reason := patternProblem(raw); reason != "" {
 			t.problemf(sub(path, "pattern"), "%s", reason)
@@ -92,6 +103,9 @@ func (t *translator) junctors(m, out map[string]any, path string, nullable bool)
 		if !ok {
 			t.problemf(sub(path, kw), "must be a list of schemas")
 			continue
+		}
+		if len(list) == 0 {
+			t.problemf(sub(path, kw), "minimum 1 items required, but found 0 items")
 		}
 		translated := make([]any, len(list))
 		for i, s := range list {

@@ -1,18 +1,19 @@
 package schema
 
-import "github.com/tidwall/gjson"
+import (
+	"maps"
+	"slices"
+
+	"github.com/tidwall/gjson"
+)
 
 // node is one level of the structural schema: the part of a schema that
 // pruning and defaulting walk. Subschemas of allOf/anyOf/oneOf/not only
 // validate, as in Kubernetes structural schemas, so they have no node.
 type node struct {
 	props      map[string]*node
-	names      []string // keys of props, sorted
 	items      *node
 	additional *node // additionalProperties: a schema, or a keep-all node for true
-	preserve   bool  // x-kubernetes-preserve-unknown-fields: true
-	embedded   bool  // x-kubernetes-embedded-resource: true, and the root
-	nullable   bool
 
 	// def is the default, already pruned and defaulted deeper, so inserting
 	// it needs no further walk; nil when the schema has none.
@@ -22,13 +23,20 @@ type node struct {
 	// node's 1-based position in its parent's defaulted list (0: none).
 	defaulted [][]byte
 	slot      int
+	// needed counts the properties whose member a walk with no nulls to
+	// replace must visit (a default of their own, or one below); when
+	// additionalProperties needs no visit, the walk leaves an object once
+	// it has seen them all.
+	needed int
 	// defaults is true when some property in this subtree has a default; a
 	// walk with no nulls to replace skips subtrees where it is false.
 	defaults bool
-	// needed counts the properties whose member such a walk must visit
-	// (a default of their own, or one below); when additionalProperties
-	// needs no visit, the walk leaves an object once it has seen them all.
-	needed int
+
+	// The booleans together, after the words: the node is 96 bytes
+	// instead of 112, and a schema has dozens of nodes.
+	preserve bool // x-kubernetes-preserve-unknown-fields: true
+	embedded bool // x-kubernetes-embedded-resource: true, and the root
+	nullable bool
 }
 
 // metaFields are kept whole at the root and in embedded resources: another
@@ -64,7 +72,9 @@ func (n *node) finalize() bool {
 	n.defaulted = n.defaulted[:0]
 	n.needed = 0
 	below := false
-	for _, name := range n.names {
+	// Sorted: defaulted is in name order. Why not kept sorted: only
+	// Compile needs the order, and the names were kilobytes per schema.
+	for _, name := range slices.Sorted(maps.Keys(n.props)) {
 		c := n.props[name]
 		c.slot = 0
 		if c.def != nil {

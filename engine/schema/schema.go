@@ -10,21 +10,16 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-	"github.com/tidwall/gjson"
-
 	"github.com/dynapi/dynapi/engine/schema/cel"
 )
 
 // Schema is one compiled schema. It is immutable and safe for concurrent use.
 type Schema struct {
-	raw       []byte
-	root      *node
-	validator *jsonschema.Schema
-	quick     *quick       // decides most valid objects without the validator
-	doc       gjson.Result // the translated document, to phrase errors
-	rules     []RuleSet
-	cel       *cel.Validator // nil: nothing beyond the OpenAPI schema to enforce
+	raw   []byte
+	root  *node
+	rules []RuleSet
+	cel   *cel.Validator // nil: nothing beyond the OpenAPI schema to enforce
+	lazy  lazyChecks     // the quick check and the validator, built on first use
 }
 
 // RuleSet is the x-kubernetes-validations list of one schema, kept raw
@@ -40,6 +35,13 @@ type RuleSet struct {
 // Raw returns the openAPIV3Schema JSON the schema was compiled from.
 func (s *Schema) Raw() []byte {
 	return slices.Clone(s.raw)
+}
+
+// RawShared returns the JSON Raw returns without copying it, for a holder
+// that keeps it as long as the schema and never modifies it: a copy per
+// holder was kilobytes per version of every kind served.
+func (s *Schema) RawShared() []byte {
+	return slices.Clip(s.raw)
 }
 
 // ValidationRules returns every x-kubernetes-validations list of the schema,

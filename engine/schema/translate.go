@@ -18,12 +18,18 @@ type translator struct {
 	defaults []pendingDefault // in document order: parents before children
 }
 
-// pendingDefault is a default waiting for the compiled validator to check it.
+// newTranslator returns a translator ready for one schema.
+func newTranslator() *translator {
+	return &translator{formats: make(map[string]func(any) bool)}
+}
+
+// pendingDefault is a default waiting to be checked against its schema.
 type pendingDefault struct {
-	node  *node
-	path  string // schema path of the node
-	ptr   string // URL fragment of the node in the translated document
-	value any
+	node   *node
+	path   string         // schema path of the node
+	ptr    string         // URL fragment of the node in the translated document
+	schema map[string]any // the node in the translated document
+	value  any
 }
 
 func (t *translator) problemf(path, format string, args ...any) {
@@ -56,7 +62,7 @@ func (t *translator) translate(in any, path, ptr string, structural bool) (map[s
 			embedded: m["x-kubernetes-embedded-resource"] == true,
 			nullable: nullable,
 		}
-		t.pendDefault(m, n, path, ptr)
+		t.pendDefault(m, out, n, path, ptr)
 	}
 	t.properties(m, out, n, path, ptr, structural)
 	t.items(m, out, n, path, ptr, structural)
@@ -67,9 +73,9 @@ func (t *translator) translate(in any, path, ptr string, structural bool) (map[s
 
 // pendDefault records the default of a structural node for Compile to check.
 // The root's default would never apply, and a null default is no default.
-func (t *translator) pendDefault(m map[string]any, n *node, path, ptr string) {
+func (t *translator) pendDefault(m, out map[string]any, n *node, path, ptr string) {
 	if def := m["default"]; def != nil && path != "" {
-		t.defaults = append(t.defaults, pendingDefault{node: n, path: path, ptr: ptr, value: def})
+		t.defaults = append(t.defaults, pendingDefault{node: n, path: path, ptr: ptr, schema: out, value: def})
 	}
 }
 
@@ -92,7 +98,6 @@ func (t *translator) properties(m, out map[string]any, n *node, path, ptr string
 				n.props = make(map[string]*node, len(props))
 			}
 			n.props[name] = c
-			n.names = append(n.names, name)
 		}
 	}
 	out["properties"] = translated

@@ -23,10 +23,10 @@ import (
 // valid JSON, already pruned and defaulted.
 func (s *Schema) Validate(obj []byte) []engine.FieldError {
 	root := gjson.ParseBytes(obj)
-	if s.quick.valid(root) {
+	if s.quickCheck().valid(root) {
 		return nil
 	}
-	return s.validateBounded(causes{doc: s.doc, obj: root})
+	return s.validateBounded(causes{obj: root})
 }
 
 // ValidateUpdate is Validate for an update of old, the stored object in the
@@ -39,10 +39,10 @@ func (s *Schema) Validate(obj []byte) []engine.FieldError {
 // problem inside a list is tolerated only when the whole list is unchanged.
 func (s *Schema) ValidateUpdate(obj, old []byte) []engine.FieldError {
 	root := gjson.ParseBytes(obj)
-	if s.quick.valid(root) {
+	if s.quickCheck().valid(root) {
 		return nil
 	}
-	return s.validateBounded(causes{doc: s.doc, obj: root, old: gjson.ParseBytes(old)})
+	return s.validateBounded(causes{obj: root, old: gjson.ParseBytes(old)})
 }
 
 // validateBounded validates c.obj thinned (see thinner): the causes of
@@ -51,13 +51,19 @@ func (s *Schema) ValidateUpdate(obj, old []byte) []engine.FieldError {
 // value the quick check cannot vouch for need not be wrong), it validates
 // again without cutting.
 func (s *Schema) validateBounded(c causes) []engine.FieldError {
+	v := s.compiledValidator()
+	if v.err != nil {
+		return []engine.FieldError{{Type: engine.CauseInvalid, Message: "the schema cannot be compiled: " + v.err.Error()}}
+	}
+	c.doc = v.doc
+	q := s.quickCheck()
 	t := newThinner(MaxCauses + 1)
-	out := validate(s.validator, c, t.value(c.obj, s.quick, nil), t)
+	out := validate(v.schema, c, t.value(c.obj, q, nil), t)
 	if !t.cut || len(out) > MaxCauses {
 		return out
 	}
 	t = newThinner(-1)
-	return validate(s.validator, c, t.value(c.obj, s.quick, nil), t)
+	return validate(v.schema, c, t.value(c.obj, q, nil), t)
 }
 
 // validate validates v (c.obj as Go values, thinned by t when t is not
