@@ -30,7 +30,7 @@ func (k *Kind) fastCreate(version, apiVersion string, obj []byte, manager string
 	fields.WriteByte('{')
 	n := 0
 	var buf [16]member
-	for _, m := range sortedMembers(gjson.ParseBytes(obj), buf[:0]) {
+	for _, m := range sortedMembers(gjson.Parse(view(obj)), buf[:0]) { // written out before it returns
 		switch {
 		case m.key == "apiVersion" || m.key == "kind" || m.key == "status" && v.Status:
 			continue

@@ -3,12 +3,10 @@ package apply
 import (
 	"bytes"
 	"slices"
-	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // fastUpdate answers Update without decoding the objects when the result
@@ -35,47 +33,48 @@ func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, obj, se
 		return nil, false
 	}
 	d := differ{addable: k.addable(version, subresource)}
-	if !d.object(gjson.ParseBytes(live), gjson.ParseBytes(obj), nil) {
+	// Views of the bytes, not copies: nothing the walk keeps outlives this
+	// call but the paths' names, which fastUpdate copies into its answer.
+	// The path has room for a deep object, so that the walk appends to it
+	// without allocating at each level.
+	if !d.object(gjson.Parse(view(live)), gjson.Parse(view(obj)), make([]string, 0, 16)) {
 		return nil, false
 	}
 	if len(d.changed) == 0 && len(d.added) == 0 {
 		return []byte(liveFields.Raw), true
 	}
-	entries := liveFields.Array()
+	entries := readEntries(liveFields)
 	own := -1
 	for i, e := range entries {
-		if e.Get("apiVersion").Str != apiVersion {
+		if e.apiVersion != apiVersion {
 			return nil, false // its fields have other names: see TestFastUpdateAcrossVersions
 		}
-		if e.Get("manager").Str == manager && e.Get("operation").Str == "Update" && e.Get("subresource").Str == subresource {
+		if e.manager == manager && e.operation == "Update" && e.subresource == subresource {
 			own = i
 		}
 	}
 	if own < 0 || !ownership(entries, own, d) {
 		return nil, false
 	}
-	ownRaw := entries[own].Raw
-	if len(d.added) > 0 {
-		var ok bool
-		if ownRaw, ok = withFields(entries[own], d.added); !ok {
-			return nil, false
-		}
+	stamp := now.UTC().Format(time.RFC3339)
+	ownRaw, ok := entries[own].updated(d.added, stamp)
+	if !ok {
+		return nil, false
 	}
-	return retime(entries, own, ownRaw, now.UTC().Format(time.RFC3339)), true
+	return sorted(entries, own, ownRaw, stamp), true
 }
 
 // ownership reports whether entries[own] alone owns every changed path,
 // and no entry owns an added one.
-func ownership(entries []gjson.Result, own int, d differ) bool {
+func ownership(entries []entry, own int, d differ) bool {
 	for i, e := range entries {
-		fields := e.Get("fieldsV1")
 		for _, p := range d.changed {
-			if owns(fields, p) != (i == own) {
+			if owns(e.fields, p) != (i == own) {
 				return false
 			}
 		}
 		for _, p := range d.added {
-			if owns(fields, p) {
+			if owns(e.fields, p) {
 				return false
 			}
 		}
@@ -184,6 +183,9 @@ func (d *differ) skip(path []string, key string) bool {
 	return len(path) == 1 && path[0] == "metadata" && slices.Contains(serverMeta, key)
 }
 
+// view is b as a string without a copy; b must not change while it is used.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 func isScalar(v gjson.Result) bool {
 	return v.Exists() && v.Type != gjson.Null && !v.IsObject() && !v.IsArray()
 }
@@ -224,80 +226,4 @@ func owns(fields gjson.Result, path []string) bool {
 		}
 	}
 	return true
-}
-
-// withFields is entry with paths added to its fieldsV1, serialized as
-// the FieldManager serializes field sets.
-func withFields(entry gjson.Result, paths [][]string) (string, bool) {
-	set := &fieldpath.Set{}
-	if err := set.FromJSON(strings.NewReader(entry.Get("fieldsV1").Raw)); err != nil {
-		return "", false
-	}
-	for _, p := range paths {
-		parts := make([]any, len(p))
-		for i, k := range p {
-			parts[i] = k
-		}
-		fp, err := fieldpath.MakePath(parts...)
-		if err != nil {
-			return "", false
-		}
-		set.Insert(fp)
-	}
-	fields, err := set.ToJSON()
-	if err != nil {
-		return "", false
-	}
-	out, err := sjson.SetRaw(entry.Raw, "fieldsV1", string(fields))
-	return out, err == nil
-}
-
-// retime sets the time of entries[i], whose JSON becomes raw, and sorts
-// them as kube-apiserver does: by operation, time, manager, apiVersion.
-func retime(entries []gjson.Result, i int, raw, now string) []byte {
-	type entry struct {
-		raw, op, manager, version string
-		t                         int64
-	}
-	list := make([]entry, len(entries))
-	for j, e := range entries {
-		list[j] = entry{raw: e.Raw, op: e.Get("operation").Str, manager: e.Get("manager").Str, version: e.Get("apiVersion").Str}
-		ts := e.Get("time").Str
-		if j == i {
-			ts = now
-			list[j].raw = setTime(raw, now)
-		}
-		if tt, err := time.Parse(time.RFC3339, ts); err == nil {
-			list[j].t = tt.Unix()
-		}
-	}
-	slices.SortStableFunc(list, func(p, q entry) int {
-		switch {
-		case p.op != q.op:
-			return strings.Compare(p.op, q.op)
-		case p.t != q.t:
-			return int(p.t - q.t)
-		case p.manager != q.manager:
-			return strings.Compare(p.manager, q.manager)
-		}
-		return strings.Compare(p.version, q.version)
-	})
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for j, e := range list {
-		if j > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(e.raw)
-	}
-	b.WriteByte(']')
-	return b.Bytes()
-}
-
-func setTime(raw, now string) string {
-	out, err := sjson.Set(raw, "time", now)
-	if err != nil {
-		return raw // cannot happen: an entry is an object
-	}
-	return out
 }

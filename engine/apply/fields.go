@@ -24,19 +24,36 @@ import (
 // an empty list clears them. Errors: only for an object that is not JSON,
 // or a version the kind does not have.
 func (k *Kind) Update(version, subresource string, live, obj, sent []byte, manager string) ([]byte, error) {
-	fm, err := k.manager(version, subresource)
-	if err != nil {
-		return nil, err
+	if mf, ok, err := k.Shortcut(version, subresource, live, obj, sent, manager); err != nil || ok {
+		return mf, err
+	}
+	return k.Merge(version, subresource, live, obj, sent, manager)
+}
+
+// Shortcut is Update where its answer is known without kube-apiserver's
+// FieldManager (see fastCreate and fastUpdate), reporting whether it
+// answered. Errors: a version the kind does not have.
+func (k *Kind) Shortcut(version, subresource string, live, obj, sent []byte, manager string) ([]byte, bool, error) {
+	if _, err := k.manager(version, subresource); err != nil {
+		return nil, false, err
 	}
 	apiVersion := schema.GroupVersion{Group: k.spec.Group, Version: version}.String()
 	if live != nil {
-		if mf, ok := k.fastUpdate(version, apiVersion, subresource, live, obj, sent, manager, time.Now()); ok {
-			return mf, nil
-		}
-	} else if subresource == "" && sent == nil {
-		if mf, ok := k.fastCreate(version, apiVersion, obj, manager, time.Now()); ok {
-			return mf, nil
-		}
+		mf, ok := k.fastUpdate(version, apiVersion, subresource, live, obj, sent, manager, time.Now())
+		return mf, ok, nil
+	}
+	if subresource == "" && sent == nil {
+		mf, ok := k.fastCreate(version, apiVersion, obj, manager, time.Now())
+		return mf, ok, nil
+	}
+	return nil, false, nil
+}
+
+// Merge is Update through kube-apiserver's FieldManager alone.
+func (k *Kind) Merge(version, subresource string, live, obj, sent []byte, manager string) ([]byte, error) {
+	fm, err := k.manager(version, subresource)
+	if err != nil {
+		return nil, err
 	}
 	if obj, err = withManagedFields(obj, sent); err != nil {
 		return nil, err

@@ -18,6 +18,10 @@ func TestParse(t *testing.T) {
 		{"fields", `{"metadata":{"name":"a","labels":{"k":"v"},"unknownField":1}}`, "a", false},
 		{"not an object", `{"metadata":"a"}`, "", true},
 		{"wrong type", `{"metadata":{"labels":{"k":5}}}`, "", true},
+		{"managedFields skipped", `{"metadata":{"managedFields":[{"manager":"m","time":5}],"name":"a"}}`, "a", false},
+		{"managedFields last", `{"metadata":{"name":"a","managedFields":{"not":"a list"}}}`, "a", false},
+		{"managedFields twice", `{"metadata":{"managedFields":[],"name":"a","managedFields":[{"time":1}]}}`, "a", false},
+		{"managedFields then a wrong type", `{"metadata":{"managedFields":[],"labels":{"k":5}}}`, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -31,8 +35,8 @@ func TestParse(t *testing.T) {
 				}
 				return
 			}
-			if m.Name != tt.wantName {
-				t.Fatalf("name = %q", m.Name)
+			if m.Name != tt.wantName || m.ManagedFields != nil {
+				t.Fatalf("name = %q, managedFields = %v", m.Name, m.ManagedFields)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package resource
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -31,11 +32,18 @@ func managedFields(_ *Service, w *Write) error {
 		return w.setManagedFields(w.managed)
 	case k == nil, w.Target.Subresource != "" && w.Target.Subresource != "status":
 		return w.setManagedFields(sentManagedFields(w.Old))
+	}
+	version, sub, manager := w.Target.Version.Name, w.Target.Subresource, w.Options.FieldManager
+	mf, ok, err := k.Shortcut(version, sub, w.Old, w.Object, w.sentFields, manager)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		return w.setManagedFields(mf)
 	case w.unchangedForFields():
 		return w.setManagedFields(sentManagedFields(w.Old))
 	}
-	mf, err := k.Update(w.Target.Version.Name, w.Target.Subresource, w.Old, w.Object, w.sentFields, w.Options.FieldManager)
-	if err != nil {
+	if mf, err = k.Merge(version, sub, w.Old, w.Object, w.sentFields, manager); err != nil {
 		return err
 	}
 	return w.setManagedFields(mf)
@@ -44,7 +52,9 @@ func managedFields(_ *Service, w *Write) error {
 // unchangedForFields reports whether an update changes nothing that
 // managedFields record: the same object but for server-owned metadata,
 // and no managedFields sent. kube-apiserver's FieldManager would find the
-// same managed set; this costs a byte comparison instead of a merge.
+// same managed set; this costs a byte comparison instead of a merge. It
+// is asked only where the shortcut did not answer (whose walk finds an
+// unchanged object already, when it has managedFields).
 func (w *Write) unchangedForFields() bool {
 	if w.Operation != UpdateOperation || w.sentFields != nil && w.Target.Subresource == "" {
 		return false
@@ -53,13 +63,42 @@ func (w *Write) unchangedForFields() bool {
 		[]byte(gjson.GetBytes(w.Old, "metadata").Raw), "managedFields", "resourceVersion", "generation")
 }
 
+// setManagedFields sets metadata.managedFields of w.Object to mf, or
+// removes them when mf is nil. The list is written where it lies, or at
+// the end of metadata: a copy of the object, not sjson's search and
+// rewrite, on every write.
 func (w *Write) setManagedFields(mf []byte) error {
+	cur := gjson.GetBytes(w.Object, managedFieldsPath)
+	meta := gjson.GetBytes(w.Object, "metadata")
+	switch {
+	case mf == nil && !cur.Exists():
+		return nil
+	case mf != nil && cur.Index > 0:
+		w.Object = splice(w.Object, cur.Index, len(cur.Raw), mf)
+		return nil
+	case mf != nil && !cur.Exists() && meta.IsObject() && meta.Index > 0:
+		end := meta.Index + len(meta.Raw) - 1 // its closing brace
+		member := append([]byte(`"managedFields":`), mf...)
+		if strings.TrimSpace(meta.Raw[1:len(meta.Raw)-1]) != "" {
+			member = append([]byte{','}, member...)
+		}
+		w.Object = splice(w.Object, end, 0, member)
+		return nil
+	}
 	out, err := setRaw(w.Object, managedFieldsPath, mf)
 	if err != nil {
 		return err
 	}
 	w.Object = out
 	return nil
+}
+
+// splice is obj with n bytes at i replaced by with, in a new slice.
+func splice(obj []byte, i, n int, with []byte) []byte {
+	out := make([]byte, 0, len(obj)-n+len(with))
+	out = append(out, obj[:i]...)
+	out = append(out, with...)
+	return append(out, obj[i+n:]...)
 }
 
 // setRaw sets field of obj to raw, or removes it when raw is nil.
