@@ -20,9 +20,6 @@ type openapiCache struct {
 	current atomic.Pointer[builtDocs]
 	mu      sync.Mutex  // one build at a time
 	queued  atomic.Bool // a PrepareOpenAPI build is about to start
-	// v2Wanted is set once a client asked for /openapi/v2: from then on,
-	// PrepareOpenAPI renders it too.
-	v2Wanted atomic.Bool
 }
 
 type builtDocs struct {
@@ -108,7 +105,6 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.openapi.v2Wanted.Store(true)
 	doc, err := docs.V2()
 	if err != nil {
 		s.writeError(w, r, err)
@@ -137,26 +133,29 @@ func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 
 // PrepareOpenAPI builds the OpenAPI documents of the current snapshot in
 // the background, so that the first request after a change finds them
-// built: the v3 documents, and the v2 document once a client has asked
-// for it. Calls made before the build reads the snapshot fold into it.
+// built: the v3 documents, then the v2 document, of which only the group
+// versions the change touched are rendered (kept packed, it costs little
+// memory however few clients read it). Calls made before the build reads
+// the snapshot fold into it.
 func (s *Server) PrepareOpenAPI() {
 	if s.openapi.queued.Swap(true) {
 		return // a build that has not read the snapshot yet will take the newest
 	}
 	go func() {
 		s.openapi.queued.Store(false)
-		if err := s.BuildOpenAPI(); err != nil {
+		docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
+		if err == nil {
+			_, err = docs.V2()
+		}
+		if err != nil {
 			s.logger.Warn("OpenAPI documents not built", "err", err)
 		}
 	}()
 }
 
-// BuildOpenAPI builds the OpenAPI documents of the current snapshot now,
-// as PrepareOpenAPI does in the background.
+// BuildOpenAPI builds the v3 OpenAPI documents of the current snapshot
+// now; PrepareOpenAPI builds the v2 document after them.
 func (s *Server) BuildOpenAPI() error {
-	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
-	if err == nil && s.openapi.v2Wanted.Load() {
-		_, err = docs.V2()
-	}
+	_, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
 	return err
 }

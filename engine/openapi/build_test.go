@@ -100,7 +100,7 @@ func TestV2RenderedOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, p := range first.gvs {
-		if p.v2.proto != nil {
+		if p.v2.proto.size > 0 {
 			t.Errorf("%s: v2 rendered with the v3 documents", path)
 		}
 	}
@@ -113,7 +113,7 @@ func TestV2RenderedOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	v2JSON, _ := v2Bytes(t, next)
-	if apple := next.gvs["apis/a.example.com/v1"]; apple != first.gvs["apis/a.example.com/v1"] || apple.v2.proto == nil {
+	if apple := next.gvs["apis/a.example.com/v1"]; apple != first.gvs["apis/a.example.com/v1"] || apple.v2.proto.size == 0 {
 		t.Error("the unchanged group version's v2 share was not reused")
 	}
 	if !strings.Contains(string(v2JSON), "com.example.b.v2.Banana") {

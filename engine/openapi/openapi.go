@@ -42,9 +42,10 @@ type Doc struct {
 // part is what one group version contributes to the documents: its v3
 // document, and its share of the v2 document. It depends on nothing but
 // the group version's served resources, which are immutable, so a part is
-// reused while they stay the same. Its v2 share is rendered when a v2
-// document is first asked for: few clients read /openapi/v2 any more, and
-// rendering it in protobuf costs eight times the v3 document.
+// reused while they stay the same. Its v2 share is rendered apart, when a
+// v2 document is first asked for (the server asks in the background, after
+// the v3 documents): few clients read /openapi/v2 any more, and it is
+// larger than the v3 document.
 type part struct {
 	path      string // as Docs.gvs has it
 	resources []*registry.Resource

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -31,12 +32,12 @@ type V2 struct {
 
 // v2Part is one group version's share of the Swagger 2.0 document: its
 // paths and definitions as JSON object members (no braces), and a
-// protobuf Document holding just them. Parts assemble by concatenation:
-// in protobuf, concatenated messages merge, and repeated fields (the
-// paths, the definitions) append.
+// protobuf Document holding just them, each packed. Parts assemble by
+// concatenation: in protobuf, concatenated messages merge, and repeated
+// fields (the paths, the definitions) append.
 type v2Part struct {
-	paths, definitions []byte
-	proto              []byte
+	paths, definitions packed
+	proto              packed
 	hash               string // of the three
 }
 
@@ -55,7 +56,7 @@ var v2Info = map[string]string{"title": "dynapi", "version": "v1"}
 // cannot read in Swagger 2.0 all a structural schema says, reads nothing
 // that makes it refuse a valid object.
 func buildV2Part(resources []*registry.Resource, version string, deletes DeletesCollections) (v2Part, error) {
-	paths, definitions := map[string]any{}, map[string]any{}
+	items, definitions := map[string]pathItem{}, map[string]any{}
 	for _, r := range resources {
 		v, _ := r.Version(version)
 		model, err := kindModelV2(r, v)
@@ -64,36 +65,40 @@ func buildV2Part(resources []*registry.Resource, version string, deletes Deletes
 		}
 		definitions[schemaName(r.Group, version, r.Kind)] = model
 		definitions[schemaName(r.Group, version, r.ListKind)] = listModelV2(r, version)
-		for path, item := range pathItems(r, v, deletes(r.GroupResource())) {
-			paths[path] = item.v2()
-		}
+		maps.Copy(items, pathItems(r, v, deletes(r.GroupResource())))
 	}
-	var p v2Part
-	var err error
-	if p.proto, err = v2Proto(paths, definitions); err != nil {
-		return p, err
+	paths := make(map[string]any, len(items))
+	for path, item := range items {
+		paths[path] = item.v2()
 	}
-	if p.paths, err = members(paths); err != nil {
-		return p, err
+	pathsJSON, err := members(paths)
+	if err != nil {
+		return v2Part{}, err
 	}
-	if p.definitions, err = members(definitions); err != nil {
-		return p, err
+	defsJSON, err := members(definitions)
+	if err != nil {
+		return v2Part{}, err
 	}
-	p.hash = hashOf(slices.Concat(p.paths, []byte{0}, p.definitions, []byte{0}, p.proto))
-	return p, nil
+	pb, err := v2Proto(defsJSON, v2PathsProto(items))
+	if err != nil {
+		return v2Part{}, err
+	}
+	return v2Part{paths: pack(pathsJSON), definitions: pack(defsJSON), proto: pack(pb),
+		hash: hashOf(slices.Concat(pathsJSON, []byte{0}, defsJSON, []byte{0}, pb))}, nil
 }
 
-// v2Proto renders a Swagger 2.0 document in protobuf.
-func v2Proto(paths, definitions map[string]any) ([]byte, error) {
-	body, err := json.Marshal(map[string]any{"swagger": "2.0", "info": v2Info, "paths": paths, "definitions": definitions})
-	if err != nil {
-		return nil, err
-	}
+// v2Proto renders in protobuf a Swagger 2.0 document of the given
+// definitions (JSON object members) and paths. Only the definitions go
+// through gnostic's compiler: they are schemas, of any shape.
+func v2Proto(definitions []byte, paths *openapiv2.Paths) ([]byte, error) {
+	info, _ := json.Marshal(v2Info) // strings always encode
+	body := slices.Concat([]byte(`{"definitions":{`), definitions, []byte(`},"info":`), info, []byte(`,"paths":{},"swagger":"2.0"}`))
 	root := yamlNode(gjson.ParseBytes(body))
 	doc, err := openapiv2.NewDocument(root, compiler.NewContextWithExtensions("$root", root, nil, nil))
 	if err != nil {
 		return nil, fmt.Errorf("openapi v2: %w", err)
 	}
+	doc.Paths = paths
 	pb, err := proto.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("openapi v2 protobuf: %w", err)
@@ -112,15 +117,17 @@ func members(m map[string]any) ([]byte, error) {
 
 // v2Header is the start of every v2 document: the metadata models every
 // kind's model refers to, as JSON object members and in protobuf.
-var v2Header = sync.OnceValues(func() (v2Part, error) {
-	metaModels := metaModelsV2()
-	pb, err := v2Proto(map[string]any{}, metaModels)
+var v2Header = sync.OnceValues(func() (v2Head, error) {
+	meta, err := members(metaModelsV2())
 	if err != nil {
-		return v2Part{}, err
+		return v2Head{}, err
 	}
-	meta, err := members(metaModels)
-	return v2Part{definitions: meta, proto: pb}, err
+	pb, err := v2Proto(meta, &openapiv2.Paths{})
+	return v2Head{definitions: meta, proto: pb}, err
 })
+
+// v2Head is the v2 document's header, unpacked: it is small.
+type v2Head struct{ definitions, proto []byte }
 
 // newV2 is the document of the parts, whose v2 shares are rendered.
 func newV2(parts []*part) (V2, error) {
@@ -139,13 +146,16 @@ func newV2(parts []*part) (V2, error) {
 func (d V2) WriteJSON(w io.Writer) error {
 	header, _ := v2Header()         // newV2 checked it
 	info, _ := json.Marshal(v2Info) // strings always encode
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var u unpacker
 	bw.WriteString(`{"definitions":{`)
 	bw.Write(header.definitions)
 	for _, p := range d.parts {
-		if len(p.v2.definitions) > 0 {
+		if p.v2.definitions.size > 0 {
 			bw.WriteString(",")
-			bw.Write(p.v2.definitions)
+			if err := u.writeTo(bw, p.v2.definitions); err != nil {
+				return err
+			}
 		}
 	}
 	bw.WriteString(`},"info":`)
@@ -153,9 +163,11 @@ func (d V2) WriteJSON(w io.Writer) error {
 	bw.WriteString(`,"paths":{`)
 	sep := ""
 	for _, p := range d.parts {
-		if len(p.v2.paths) > 0 {
+		if p.v2.paths.size > 0 {
 			bw.WriteString(sep)
-			bw.Write(p.v2.paths)
+			if err := u.writeTo(bw, p.v2.paths); err != nil {
+				return err
+			}
 			sep = ","
 		}
 	}
@@ -167,10 +179,13 @@ func (d V2) WriteJSON(w io.Writer) error {
 // messages one after another, which a reader merges into one.
 func (d V2) WriteProto(w io.Writer) error {
 	header, _ := v2Header() // newV2 checked it
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var u unpacker
 	bw.Write(header.proto)
 	for _, p := range d.parts {
-		bw.Write(p.v2.proto)
+		if err := u.writeTo(bw, p.v2.proto); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
 }
