@@ -136,8 +136,10 @@ func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 // built: the v3 documents, then the v2 document, of which only the group
 // versions the change touched are rendered (kept packed, it costs little
 // memory however few clients read it). Calls made before the build reads
-// the snapshot fold into it.
-func (s *Server) PrepareOpenAPI() {
+// the snapshot fold into it. built, if not nil, is called when the build
+// is over (a call that folded: when the build it folded into is over):
+// rendering makes garbage, which the caller may want to return.
+func (s *Server) PrepareOpenAPI(built func()) {
 	if s.openapi.queued.Swap(true) {
 		return // a build that has not read the snapshot yet will take the newest
 	}
@@ -149,6 +151,9 @@ func (s *Server) PrepareOpenAPI() {
 		}
 		if err != nil {
 			s.logger.Warn("OpenAPI documents not built", "err", err)
+		}
+		if built != nil {
+			built()
 		}
 	}()
 }
