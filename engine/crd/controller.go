@@ -61,7 +61,8 @@ type Controller struct {
 	current *pass                  // the pass reconcile is in, if any
 	judged  *pass                  // the last reconcile's (see judge.go)
 	pending changes                // what changed since then
-	respec  bool                   // whether a spec changed since the last hand
+	respec  changes                // the groups whose precedence changed since the last hand
+	blocked map[string]bool        // the definitions not handed (see servable)
 }
 
 // New returns a Controller that serves the definitions stored through
@@ -70,7 +71,7 @@ type Controller struct {
 func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
 	service.Register(GroupResource, Strategy{})
 	return &Controller{service: service, defs: defs, logger: logger, Now: time.Now, Retry: time.Second,
-		views: map[string]string{}, pending: newChanges()}
+		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
 }
 
 // target resolves the kind in the current snapshot; ok is false when no
@@ -98,7 +99,7 @@ func (c *Controller) Sync(ctx context.Context) error {
 		return fmt.Errorf("list CustomResourceDefinitions: %w", err)
 	}
 	c.objects, c.rv, c.listed = objects, meta.ResourceVersion, true
-	c.pending.all, c.respec = true, true
+	c.pending.all, c.respec.all = true, true
 	c.hand()
 	c.reconcile(ctx, t)
 	return nil
@@ -108,10 +109,12 @@ func (c *Controller) Sync(ctx context.Context) error {
 // changed since the last time: a status write (every one of ours comes
 // back as an event) costs no rebuild, nor a look at every definition.
 func (c *Controller) hand() {
-	if c.handed != nil && !c.respec {
+	if c.handed == nil {
+		c.respec.all = true
+	}
+	if !c.respec.all && len(c.respec.groups) == 0 {
 		return
 	}
-	c.respec = false
 	defs := c.servable()
 	specs := make(map[string]string, len(defs))
 	for name, obj := range defs {
@@ -168,6 +171,7 @@ func (c *Controller) forget(obj []byte) {
 	if old, ok := c.objects[name]; ok && resourceVersion(old) <= resourceVersion(obj) {
 		c.noteChange(name, c.definitionNamed(name, old), nil)
 		delete(c.objects, name)
+		delete(c.blocked, name)
 		delete(c.views, name)
 		delete(c.parsed, name)
 	}

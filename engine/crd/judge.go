@@ -35,10 +35,10 @@ func (c *Controller) noteChange(name string, was, is *definition) {
 	if was != nil && is != nil && was.spec == is.spec && was.created == is.created {
 		return
 	}
-	c.respec = true
 	for _, d := range []*definition{was, is} {
 		if d != nil {
 			c.pending.groups[d.group] = true
+			c.respec.groups[d.group] = true
 		}
 	}
 }

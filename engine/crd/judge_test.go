@@ -11,7 +11,9 @@ import (
 
 // A reconcile judges the definitions whose status may have changed: all
 // after a list; then those of the group a definition joined or left, and
-// a definition whose object alone changed; none when nothing did.
+// a definition whose object alone changed; none when nothing did. Which
+// definition of a group is handed to the registry is decided again only
+// in the changed group.
 func TestReconcileJudgesOnlyWhatChanged(t *testing.T) {
 	t.Parallel()
 	objects := map[string][]byte{}
@@ -38,6 +40,13 @@ func TestReconcileJudgesOnlyWhatChanged(t *testing.T) {
 	c.remember(added)
 	if got, want := judge(), "extras.b.example.com kind0s.b.example.com kind1s.b.example.com kind2s.b.example.com"; got != want {
 		t.Errorf("one more in group b: judged %q, want %q", got, want)
+	}
+	c.remember(crdJSON("b.example.com", "extrbs", "Extra")) // extras, created first by name, holds the kind
+	if got, want := judge(), "extras.b.example.com extrbs.b.example.com kind0s.b.example.com kind1s.b.example.com kind2s.b.example.com"; got != want {
+		t.Errorf("a conflicting one in group b: judged %q, want %q", got, want)
+	}
+	if _, _, served := c.defs.Load().Lookup("b.example.com", "v1", "extrbs"); served || !c.blocked["extrbs.b.example.com"] {
+		t.Error("the later of two definitions of one kind was handed to the registry")
 	}
 	statusOnly, _ := sjson.SetBytes(objects["kind1s.a.example.com"], "status.acceptedNames.kind", "Other")
 	c.remember(statusOnly)
