@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,13 +111,18 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	write, contentType := doc.WriteJSON, "application/json"
+	body, contentType, tag := doc.JSON(), "application/json", doc.Hash
 	if accept := r.Header.Get("Accept"); strings.Contains(accept, "com.github.proto-openapi.spec.v2") {
-		write, contentType = doc.WriteProto, protobufV2
+		body, contentType, tag = doc.Proto(), protobufV2, doc.Hash+"-protobuf"
 	}
-	etag := `"` + doc.Hash + `"`
+	write := body.Write
+	if acceptsGzip(r) {
+		write, tag = body.WriteGzip, tag+"-gzip"
+		w.Header().Set("Content-Encoding", "gzip")
+	}
+	etag := `"` + tag + `"`
 	w.Header().Set("Etag", etag)
-	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Vary", "Accept, Accept-Encoding")
 	w.Header().Set("Cache-Control", "no-cache, private")
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
@@ -124,6 +130,21 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", contentType)
 	_ = write(w) // the client went away
+}
+
+// acceptsGzip reports whether the client takes a gzip answer: Go's
+// clients (kubectl) send "Accept-Encoding: gzip" unless told not to.
+func acceptsGzip(r *http.Request) bool {
+	for _, enc := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(enc, ";")
+		if strings.TrimSpace(name) != "gzip" {
+			continue
+		}
+		q, ok := strings.CutPrefix(strings.TrimSpace(params), "q=")
+		weight, err := strconv.ParseFloat(q, 64)
+		return !ok || err != nil || weight > 0
+	}
+	return false
 }
 
 // deletesCollections is the strategies' say, for the documents.

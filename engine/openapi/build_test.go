@@ -2,6 +2,8 @@ package openapi
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -128,12 +130,30 @@ func v2Bytes(t *testing.T, docs *Docs) (jsonDoc, protoDoc []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var j, p bytes.Buffer
-	if err := v2.WriteJSON(&j); err != nil {
+	return bodyBytes(t, v2.JSON()), bodyBytes(t, v2.Proto())
+}
+
+// bodyBytes writes b inflated, and checks that its gzip holds the same.
+func bodyBytes(t *testing.T, b Body) []byte {
+	t.Helper()
+	var plain, gz bytes.Buffer
+	if err := b.Write(&plain); err != nil {
 		t.Fatal(err)
 	}
-	if err := v2.WriteProto(&p); err != nil {
+	if err := b.WriteGzip(&gz); err != nil {
 		t.Fatal(err)
 	}
-	return j.Bytes(), p.Bytes()
+	r, err := gzip.NewReader(&gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Multistream(false) // one member, as clients that read only one expect
+	unzipped, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("gzip: %v", err)
+	}
+	if !bytes.Equal(unzipped, plain.Bytes()) {
+		t.Fatalf("gzip holds %d bytes, not the %d written plain", len(unzipped), plain.Len())
+	}
+	return plain.Bytes()
 }

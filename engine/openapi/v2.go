@@ -1,12 +1,10 @@
 package openapi
 
 import (
-	"bufio"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -123,11 +121,21 @@ var v2Header = sync.OnceValues(func() (v2Head, error) {
 		return v2Head{}, err
 	}
 	pb, err := v2Proto(meta, &openapiv2.Paths{})
-	return v2Head{definitions: meta, proto: pb}, err
+	if err != nil {
+		return v2Head{}, err
+	}
+	info, _ := json.Marshal(v2Info) // strings always encode
+	return v2Head{definitions: pack(meta), proto: pack(pb), open: pack([]byte(`{"definitions":{`)),
+		comma: pack([]byte(",")), middle: pack(slices.Concat([]byte(`},"info":`), info, []byte(`,"paths":{`))),
+		close: pack([]byte(`},"swagger":"2.0"}`))}, nil
 })
 
-// v2Head is the v2 document's header, unpacked: it is small.
-type v2Head struct{ definitions, proto []byte }
+// v2Head is what every v2 document holds besides its parts: the metadata
+// models, and in JSON the text around the parts' members.
+type v2Head struct {
+	definitions, proto         packed
+	open, comma, middle, close packed
+}
 
 // newV2 is the document of the parts, whose v2 shares are rendered.
 func newV2(parts []*part) (V2, error) {
@@ -141,53 +149,39 @@ func newV2(parts []*part) (V2, error) {
 	return V2{parts: parts, Hash: strings.ToUpper(hex.EncodeToString(h.Sum(nil)))}, nil
 }
 
-// WriteJSON writes the document in JSON: the header's and the parts'
-// members joined into one object.
-func (d V2) WriteJSON(w io.Writer) error {
-	header, _ := v2Header()         // newV2 checked it
-	info, _ := json.Marshal(v2Info) // strings always encode
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var u unpacker
-	bw.WriteString(`{"definitions":{`)
-	bw.Write(header.definitions)
+// JSON is the document in JSON: the header's and the parts' members
+// joined into one object.
+func (d V2) JSON() Body {
+	head, _ := v2Header() // newV2 checked it
+	pieces := []packed{head.open, head.definitions}
 	for _, p := range d.parts {
 		if p.v2.definitions.size > 0 {
-			bw.WriteString(",")
-			if err := u.writeTo(bw, p.v2.definitions); err != nil {
-				return err
-			}
+			pieces = append(pieces, head.comma, p.v2.definitions)
 		}
 	}
-	bw.WriteString(`},"info":`)
-	bw.Write(info)
-	bw.WriteString(`,"paths":{`)
-	sep := ""
+	pieces = append(pieces, head.middle)
+	first := true
 	for _, p := range d.parts {
-		if p.v2.paths.size > 0 {
-			bw.WriteString(sep)
-			if err := u.writeTo(bw, p.v2.paths); err != nil {
-				return err
-			}
-			sep = ","
+		if p.v2.paths.size == 0 {
+			continue
 		}
+		if !first {
+			pieces = append(pieces, head.comma)
+		}
+		pieces, first = append(pieces, p.v2.paths), false
 	}
-	bw.WriteString(`},"swagger":"2.0"}`)
-	return bw.Flush()
+	return Body{append(pieces, head.close)}
 }
 
-// WriteProto writes the document in protobuf: the header's and the parts'
+// Proto is the document in protobuf: the header's and the parts'
 // messages one after another, which a reader merges into one.
-func (d V2) WriteProto(w io.Writer) error {
-	header, _ := v2Header() // newV2 checked it
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var u unpacker
-	bw.Write(header.proto)
+func (d V2) Proto() Body {
+	head, _ := v2Header() // newV2 checked it
+	pieces := []packed{head.proto}
 	for _, p := range d.parts {
-		if err := u.writeTo(bw, p.v2.proto); err != nil {
-			return err
-		}
+		pieces = append(pieces, p.v2.proto)
 	}
-	return bw.Flush()
+	return Body{pieces}
 }
 
 // anyObject is a model of an object of any shape, of the given kind.
