@@ -86,9 +86,15 @@ func (s *Server) handleOpenAPIGroupVersion(w http.ResponseWriter, r *http.Reques
 	default:
 		w.Header().Set("Cache-Control", "public, immutable")
 	}
+	write, etag := doc.Body.Write, doc.Hash
+	if acceptsGzip(r) {
+		write, etag = doc.Body.WriteGzip, etag+"-gzip"
+		w.Header().Set("Content-Encoding", "gzip")
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Etag", `"`+doc.Hash+`"`)
-	_, _ = w.Write(doc.Body)
+	w.Header().Set("Etag", `"`+etag+`"`)
+	w.Header().Set("Vary", "Accept-Encoding")
+	_ = write(w) // the client went away
 }
 
 // protobufV2 is the media type of /openapi/v2 in protobuf; kubectl asks
@@ -156,7 +162,8 @@ func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 // the background, so that the first request after a change finds them
 // built: the v3 documents, then the v2 document, of which only the group
 // versions the change touched are rendered (kept packed, it costs little
-// memory however few clients read it). Calls made before the build reads
+// memory however few clients read it); then the new v3 documents are
+// packed too. Calls made before the build reads
 // the snapshot fold into it. built, if not nil, is called when the build
 // is over (a call that folded: when the build it folded into is over):
 // rendering makes garbage, which the caller may want to return.
@@ -169,6 +176,7 @@ func (s *Server) PrepareOpenAPI(built func()) {
 		docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
 		if err == nil {
 			_, err = docs.V2()
+			docs.Compact()
 		}
 		if err != nil {
 			s.logger.Warn("OpenAPI documents not built", "err", err)

@@ -157,3 +157,31 @@ func bodyBytes(t *testing.T, b Body) []byte {
 	}
 	return plain.Bytes()
 }
+
+// Compact packs the v3 documents; each is served the same before and
+// after, plain and in gzip.
+func TestCompactKeepsDocuments(t *testing.T) {
+	files := map[string]string{
+		"a.yaml": definition("a.example.com", "Apple", "v1", "v2"),
+		"b.yaml": definition("b.example.com", "Banana", "v1"),
+	}
+	docs, err := Build(load(t, nil, files), noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for path := range docs.gvs {
+		doc, _ := docs.GroupVersion(path)
+		before[path] = bodyBytes(t, doc.Body)
+	}
+	docs.Compact()
+	for path, want := range before {
+		doc, _ := docs.GroupVersion(path)
+		if doc.Body.raw != nil || len(doc.Body.pieces) == 0 {
+			t.Errorf("%s: not packed", path)
+		}
+		if got := bodyBytes(t, doc.Body); !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes packed, %d as rendered", path, len(got), len(want))
+		}
+	}
+}

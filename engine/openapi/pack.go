@@ -44,11 +44,19 @@ func pack(b []byte) packed {
 // finalBlock ends a DEFLATE stream: an empty final block of fixed codes.
 var finalBlock = []byte{0x03, 0x00}
 
-// Body is a document in one encoding, kept packed in pieces.
-type Body struct{ pieces []packed }
+// Body is a document in one encoding, kept packed in pieces, or as it was
+// rendered (raw).
+type Body struct {
+	raw    []byte
+	pieces []packed
+}
 
 // Write writes the body to w, inflated.
 func (b Body) Write(w io.Writer) error {
+	if b.raw != nil {
+		_, err := w.Write(b.raw)
+		return err
+	}
 	readers := make([]io.Reader, 0, len(b.pieces)+1)
 	for _, p := range b.pieces {
 		readers = append(readers, bytes.NewReader(p.data))
@@ -68,6 +76,9 @@ var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
 // WriteGzip writes the body to w in gzip, as it is kept: one member,
 // whose DEFLATE stream is the pieces joined.
 func (b Body) WriteGzip(w io.Writer) error {
+	if b.raw != nil {
+		b.pieces = []packed{pack(b.raw)} // not packed yet: seconds after a change
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(gzipHeader)
 	crc, size := uint32(0), uint32(0)

@@ -170,7 +170,7 @@ func (d V2) JSON() Body {
 		}
 		pieces, first = append(pieces, p.v2.paths), false
 	}
-	return Body{append(pieces, head.close)}
+	return Body{pieces: append(pieces, head.close)}
 }
 
 // Proto is the document in protobuf: the header's and the parts'
@@ -181,7 +181,7 @@ func (d V2) Proto() Body {
 	for _, p := range d.parts {
 		pieces = append(pieces, p.v2.proto)
 	}
-	return Body{pieces}
+	return Body{pieces: pieces}
 }
 
 // anyObject is a model of an object of any shape, of the given kind.
