@@ -178,7 +178,7 @@ func (d *Docs) GroupVersion(path string) (Doc, bool) {
 }
 
 // Compact packs the v3 documents kept as rendered: at a thousand kinds
-// they are 25 MiB, and a twentieth of that packed. Documents that a
+// they are 29 MB, and a twenty-fifth of that packed. Documents that a
 // client reads while they are packed are served as they were.
 func (d *Docs) Compact() {
 	_ = forEach(len(d.parts), func(i int) error {
