@@ -46,7 +46,7 @@ func (m *Main) startReloader(ctx context.Context, service *resource.Service) err
 func (m *Main) swapped(snap *registry.Snapshot) {
 	m.indexer.swapped(snap)
 	if api := m.api.Load(); api != nil {
-		api.PrepareOpenAPI()
+		api.PrepareOpenAPI(m.release.changed)
 	}
 	m.release.changed()
 }

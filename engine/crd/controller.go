@@ -59,6 +59,10 @@ type Controller struct {
 	listed  bool                   // whether objects is a list, not left from a failure
 	parsed  map[string]*definition // what was read of each object (see pass.go)
 	current *pass                  // the pass reconcile is in, if any
+	judged  *pass                  // the last reconcile's (see judge.go)
+	pending changes                // what changed since then
+	respec  changes                // the groups whose precedence changed since the last hand
+	blocked map[string]bool        // the definitions not handed (see servable)
 }
 
 // New returns a Controller that serves the definitions stored through
@@ -67,7 +71,7 @@ type Controller struct {
 func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
 	service.Register(GroupResource, Strategy{})
 	return &Controller{service: service, defs: defs, logger: logger, Now: time.Now, Retry: time.Second,
-		views: map[string]string{}}
+		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
 }
 
 // target resolves the kind in the current snapshot; ok is false when no
@@ -95,6 +99,7 @@ func (c *Controller) Sync(ctx context.Context) error {
 		return fmt.Errorf("list CustomResourceDefinitions: %w", err)
 	}
 	c.objects, c.rv, c.listed = objects, meta.ResourceVersion, true
+	c.pending.all, c.respec.all = true, true
 	c.hand()
 	c.reconcile(ctx, t)
 	return nil
@@ -102,8 +107,14 @@ func (c *Controller) Sync(ctx context.Context) error {
 
 // hand gives the servable definitions to the registry when they or a spec
 // changed since the last time: a status write (every one of ours comes
-// back as an event) costs no rebuild.
+// back as an event) costs no rebuild, nor a look at every definition.
 func (c *Controller) hand() {
+	if c.handed == nil {
+		c.respec.all = true
+	}
+	if !c.respec.all && len(c.respec.groups) == 0 {
+		return
+	}
 	defs := c.servable()
 	specs := make(map[string]string, len(defs))
 	for name, obj := range defs {
@@ -117,17 +128,21 @@ func (c *Controller) hand() {
 }
 
 // reconcile writes the status of every definition whose status is not
-// what the current snapshot says. A failure is logged: the next event or
-// snapshot swap tries again.
+// what the current snapshot says, of those whose status may have changed
+// since the last reconcile (see judge.go). A failure is logged: the next
+// event or snapshot swap tries again.
 func (c *Controller) reconcile(ctx context.Context, t resource.Target) {
 	snap, problems := c.defs.Load(), c.defs.Problems()
 	// Why one pass for all: status writes change no name, group or
 	// creation time, so the index stays true while the statuses are written.
 	c.current = c.newPass(snap, problems)
 	defer func() { c.current = nil }()
-	for name := range c.objects {
-		if err := c.writeStatus(ctx, t, snap, problems, name); err != nil && ctx.Err() == nil {
-			c.logger.Warn("CustomResourceDefinition status not written", "name", name, "err", err)
+	for _, name := range c.toJudge(c.current) {
+		if err := c.writeStatus(ctx, t, snap, problems, name); err != nil {
+			c.pending.names[name] = true
+			if ctx.Err() == nil {
+				c.logger.Warn("CustomResourceDefinition status not written", "name", name, "err", err)
+			}
 		}
 	}
 }
@@ -137,10 +152,16 @@ func (c *Controller) reconcile(ctx context.Context, t resource.Target) {
 // the watch.
 func (c *Controller) remember(obj []byte) {
 	name := nameOf(obj)
-	if old, ok := c.objects[name]; ok && resourceVersion(old) > resourceVersion(obj) {
-		return
+	old, ok := c.objects[name]
+	if ok && (resourceVersion(old) > resourceVersion(obj) || bytes.Equal(old, obj)) {
+		return // an equal object keeps what was read of it
 	}
 	c.objects[name] = obj
+	var was *definition
+	if ok {
+		was = c.definitionNamed(name, old)
+	}
+	c.noteChange(name, was, c.definitionNamed(name, obj))
 }
 
 // forget drops a deleted definition, unless what is kept is a newer one of
@@ -148,7 +169,9 @@ func (c *Controller) remember(obj []byte) {
 func (c *Controller) forget(obj []byte) {
 	name := nameOf(obj)
 	if old, ok := c.objects[name]; ok && resourceVersion(old) <= resourceVersion(obj) {
+		c.noteChange(name, c.definitionNamed(name, old), nil)
 		delete(c.objects, name)
+		delete(c.blocked, name)
 		delete(c.views, name)
 		delete(c.parsed, name)
 	}

@@ -8,13 +8,31 @@ package crd
 // Creation order is the same for every process, so all serve the same.
 
 // servable returns the definitions to hand to the registry: those that
-// claim no name a definition created before them holds.
+// claim no name a definition created before them holds. Precedence is
+// decided again only in the groups whose definitions changed since the
+// last call (c.respec).
 func (c *Controller) servable() map[string][]byte {
+	ch := c.respec
+	c.respec = newChanges()
 	p := c.newPass(nil, nil)
+	if ch.all {
+		clear(c.blocked)
+		for group := range p.byGroup {
+			ch.groups[group] = true
+		}
+	}
+	for group := range ch.groups {
+		for _, d := range p.byGroup[group] {
+			if len(p.heldBefore(d).conflicts(d.names)) > 0 {
+				c.blocked[d.name] = true
+			} else {
+				delete(c.blocked, d.name)
+			}
+		}
+	}
 	defs := make(map[string][]byte, len(c.objects))
 	for name, obj := range c.objects {
-		d := c.definitionNamed(name, obj)
-		if len(p.heldBefore(d).conflicts(d.names)) == 0 {
+		if !c.blocked[name] {
 			defs[name] = obj
 		}
 	}

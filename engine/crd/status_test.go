@@ -120,7 +120,7 @@ func TestStatusOfRefusedChange(t *testing.T) {
 	t.Parallel()
 	c := newController(t, map[string][]byte{"gadgets.shop.example.com": crdJSON("shop.example.com", "gadgets", "Gadget", "gd")})
 	changed := crdJSON("shop.example.com", "gadgets", "Gadget", "wg")
-	c.objects["gadgets.shop.example.com"] = changed
+	c.remember(changed)
 	c.hand()
 	s, _ := c.statusOf(changed, c.defs.Load(), c.defs.Problems())
 	if s.Conditions[0].Reason != "ShortNamesConflict" || s.Conditions[1].Status != "True" ||

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,9 +21,6 @@ type openapiCache struct {
 	current atomic.Pointer[builtDocs]
 	mu      sync.Mutex  // one build at a time
 	queued  atomic.Bool // a PrepareOpenAPI build is about to start
-	// v2Wanted is set once a client asked for /openapi/v2: from then on,
-	// PrepareOpenAPI renders it too.
-	v2Wanted atomic.Bool
 }
 
 type builtDocs struct {
@@ -88,9 +86,15 @@ func (s *Server) handleOpenAPIGroupVersion(w http.ResponseWriter, r *http.Reques
 	default:
 		w.Header().Set("Cache-Control", "public, immutable")
 	}
+	write, etag := doc.Body.Write, doc.Hash
+	if acceptsGzip(r) {
+		write, etag = doc.Body.WriteGzip, etag+"-gzip"
+		w.Header().Set("Content-Encoding", "gzip")
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Etag", `"`+doc.Hash+`"`)
-	_, _ = w.Write(doc.Body)
+	w.Header().Set("Etag", `"`+etag+`"`)
+	w.Header().Set("Vary", "Accept-Encoding")
+	_ = write(w) // the client went away
 }
 
 // protobufV2 is the media type of /openapi/v2 in protobuf; kubectl asks
@@ -108,19 +112,23 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.openapi.v2Wanted.Store(true)
 	doc, err := docs.V2()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	write, contentType := doc.WriteJSON, "application/json"
+	body, contentType, tag := doc.JSON(), "application/json", doc.Hash
 	if accept := r.Header.Get("Accept"); strings.Contains(accept, "com.github.proto-openapi.spec.v2") {
-		write, contentType = doc.WriteProto, protobufV2
+		body, contentType, tag = doc.Proto(), protobufV2, doc.Hash+"-protobuf"
 	}
-	etag := `"` + doc.Hash + `"`
+	write := body.Write
+	if acceptsGzip(r) {
+		write, tag = body.WriteGzip, tag+"-gzip"
+		w.Header().Set("Content-Encoding", "gzip")
+	}
+	etag := `"` + tag + `"`
 	w.Header().Set("Etag", etag)
-	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Vary", "Accept, Accept-Encoding")
 	w.Header().Set("Cache-Control", "no-cache, private")
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
@@ -130,6 +138,21 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	_ = write(w) // the client went away
 }
 
+// acceptsGzip reports whether the client takes a gzip answer: Go's
+// clients (kubectl) send "Accept-Encoding: gzip" unless told not to.
+func acceptsGzip(r *http.Request) bool {
+	for _, enc := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(enc, ";")
+		if strings.TrimSpace(name) != "gzip" {
+			continue
+		}
+		q, ok := strings.CutPrefix(strings.TrimSpace(params), "q=")
+		weight, err := strconv.ParseFloat(q, 64)
+		return !ok || err != nil || weight > 0
+	}
+	return false
+}
+
 // deletesCollections is the strategies' say, for the documents.
 func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 	return s.service.Strategy(gr).DeletesCollections()
@@ -137,26 +160,36 @@ func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 
 // PrepareOpenAPI builds the OpenAPI documents of the current snapshot in
 // the background, so that the first request after a change finds them
-// built: the v3 documents, and the v2 document once a client has asked
-// for it. Calls made before the build reads the snapshot fold into it.
-func (s *Server) PrepareOpenAPI() {
+// built: the v3 documents, then the v2 document, of which only the group
+// versions the change touched are rendered (kept packed, it costs little
+// memory however few clients read it); then the new v3 documents are
+// packed too. Calls made before the build reads
+// the snapshot fold into it. built, if not nil, is called when the build
+// is over (a call that folded: when the build it folded into is over):
+// rendering makes garbage, which the caller may want to return.
+func (s *Server) PrepareOpenAPI(built func()) {
 	if s.openapi.queued.Swap(true) {
 		return // a build that has not read the snapshot yet will take the newest
 	}
 	go func() {
 		s.openapi.queued.Store(false)
-		if err := s.BuildOpenAPI(); err != nil {
+		docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
+		if err == nil {
+			_, err = docs.V2()
+			docs.Compact()
+		}
+		if err != nil {
 			s.logger.Warn("OpenAPI documents not built", "err", err)
+		}
+		if built != nil {
+			built()
 		}
 	}()
 }
 
-// BuildOpenAPI builds the OpenAPI documents of the current snapshot now,
-// as PrepareOpenAPI does in the background.
+// BuildOpenAPI builds the v3 OpenAPI documents of the current snapshot
+// now; PrepareOpenAPI builds the v2 document after them.
 func (s *Server) BuildOpenAPI() error {
-	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
-	if err == nil && s.openapi.v2Wanted.Load() {
-		_, err = docs.V2()
-	}
+	_, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
 	return err
 }

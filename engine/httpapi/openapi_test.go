@@ -1,6 +1,9 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,5 +90,19 @@ func TestOpenAPIv2(t *testing.T) {
 	}
 	if again := s.do(http.MethodGet, "/openapi/v2", "", "", "If-None-Match", doc.header.Get("Etag")); again.code != http.StatusNotModified {
 		t.Errorf("with its ETag: %d", again.code)
+	}
+	// Go's client asks for gzip and inflates it (doc); the document is
+	// the same to a client that does not, and one that inflates itself.
+	plain := s.mustDo(http.StatusOK, http.MethodGet, "/openapi/v2", "", "", "Accept-Encoding", "identity")
+	zipped := s.mustDo(http.StatusOK, http.MethodGet, "/openapi/v2", "", "", "Accept-Encoding", "gzip")
+	r, err := gzip.NewReader(bytes.NewReader(zipped.body))
+	if err != nil {
+		t.Fatalf("gzip answer: %v", err)
+	}
+	unzipped, err := io.ReadAll(r)
+	if err != nil || plain.header.Get("Content-Encoding") != "" || zipped.header.Get("Content-Encoding") != "gzip" ||
+		!bytes.Equal(plain.body, doc.body) || !bytes.Equal(unzipped, doc.body) || plain.header.Get("Etag") == zipped.header.Get("Etag") {
+		t.Errorf("plain (%q, %d bytes) and gzip (%q, %d bytes, %v) answers differ from the %d bytes inflated by the client",
+			plain.header.Get("Content-Encoding"), len(plain.body), zipped.header.Get("Content-Encoding"), len(unzipped), err, len(doc.body))
 	}
 }

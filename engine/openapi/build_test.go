@@ -2,6 +2,8 @@ package openapi
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -100,7 +102,7 @@ func TestV2RenderedOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, p := range first.gvs {
-		if p.v2.proto != nil {
+		if p.v2.proto.size > 0 {
 			t.Errorf("%s: v2 rendered with the v3 documents", path)
 		}
 	}
@@ -113,7 +115,7 @@ func TestV2RenderedOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	v2JSON, _ := v2Bytes(t, next)
-	if apple := next.gvs["apis/a.example.com/v1"]; apple != first.gvs["apis/a.example.com/v1"] || apple.v2.proto == nil {
+	if apple := next.gvs["apis/a.example.com/v1"]; apple != first.gvs["apis/a.example.com/v1"] || apple.v2.proto.size == 0 {
 		t.Error("the unchanged group version's v2 share was not reused")
 	}
 	if !strings.Contains(string(v2JSON), "com.example.b.v2.Banana") {
@@ -128,12 +130,58 @@ func v2Bytes(t *testing.T, docs *Docs) (jsonDoc, protoDoc []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var j, p bytes.Buffer
-	if err := v2.WriteJSON(&j); err != nil {
+	return bodyBytes(t, v2.JSON()), bodyBytes(t, v2.Proto())
+}
+
+// bodyBytes writes b inflated, and checks that its gzip holds the same.
+func bodyBytes(t *testing.T, b Body) []byte {
+	t.Helper()
+	var plain, gz bytes.Buffer
+	if err := b.Write(&plain); err != nil {
 		t.Fatal(err)
 	}
-	if err := v2.WriteProto(&p); err != nil {
+	if err := b.WriteGzip(&gz); err != nil {
 		t.Fatal(err)
 	}
-	return j.Bytes(), p.Bytes()
+	r, err := gzip.NewReader(&gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Multistream(false) // one member, as clients that read only one expect
+	unzipped, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("gzip: %v", err)
+	}
+	if !bytes.Equal(unzipped, plain.Bytes()) {
+		t.Fatalf("gzip holds %d bytes, not the %d written plain", len(unzipped), plain.Len())
+	}
+	return plain.Bytes()
+}
+
+// Compact packs the v3 documents; each is served the same before and
+// after, plain and in gzip.
+func TestCompactKeepsDocuments(t *testing.T) {
+	files := map[string]string{
+		"a.yaml": definition("a.example.com", "Apple", "v1", "v2"),
+		"b.yaml": definition("b.example.com", "Banana", "v1"),
+	}
+	docs, err := Build(load(t, nil, files), noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for path := range docs.gvs {
+		doc, _ := docs.GroupVersion(path)
+		before[path] = bodyBytes(t, doc.Body)
+	}
+	docs.Compact()
+	for path, want := range before {
+		doc, _ := docs.GroupVersion(path)
+		if doc.Body.raw != nil || len(doc.Body.pieces) == 0 {
+			t.Errorf("%s: not packed", path)
+		}
+		if got := bodyBytes(t, doc.Body); !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes packed, %d as rendered", path, len(got), len(want))
+		}
+	}
 }

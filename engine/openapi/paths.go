@@ -125,12 +125,16 @@ func (p pathItem) v3() map[string]any {
 // common is what an operation says the same way in v3 and v2.
 func (o *op) common() map[string]any {
 	return map[string]any{
-		"operationId":                     strings.ReplaceAll(o.id, ".", ""),
+		"operationId":                     operationID(o.id),
 		"description":                     o.desc,
 		"x-kubernetes-action":             o.action,
 		"x-kubernetes-group-version-kind": o.kind,
 	}
 }
+
+// operationID is the operation's ID as kube-apiserver writes it: without
+// the dots of a kind's name.
+func operationID(id string) string { return strings.ReplaceAll(id, ".", "") }
 
 // bodyRef is the body's schema: its reference, or any object for a patch.
 func (o *op) bodyRef(ref func(string) map[string]string) map[string]string {

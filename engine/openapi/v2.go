@@ -1,12 +1,11 @@
 package openapi
 
 import (
-	"bufio"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -31,12 +30,12 @@ type V2 struct {
 
 // v2Part is one group version's share of the Swagger 2.0 document: its
 // paths and definitions as JSON object members (no braces), and a
-// protobuf Document holding just them. Parts assemble by concatenation:
-// in protobuf, concatenated messages merge, and repeated fields (the
-// paths, the definitions) append.
+// protobuf Document holding just them, each packed. Parts assemble by
+// concatenation: in protobuf, concatenated messages merge, and repeated
+// fields (the paths, the definitions) append.
 type v2Part struct {
-	paths, definitions []byte
-	proto              []byte
+	paths, definitions packed
+	proto              packed
 	hash               string // of the three
 }
 
@@ -55,7 +54,7 @@ var v2Info = map[string]string{"title": "dynapi", "version": "v1"}
 // cannot read in Swagger 2.0 all a structural schema says, reads nothing
 // that makes it refuse a valid object.
 func buildV2Part(resources []*registry.Resource, version string, deletes DeletesCollections) (v2Part, error) {
-	paths, definitions := map[string]any{}, map[string]any{}
+	items, definitions := map[string]pathItem{}, map[string]any{}
 	for _, r := range resources {
 		v, _ := r.Version(version)
 		model, err := kindModelV2(r, v)
@@ -64,36 +63,40 @@ func buildV2Part(resources []*registry.Resource, version string, deletes Deletes
 		}
 		definitions[schemaName(r.Group, version, r.Kind)] = model
 		definitions[schemaName(r.Group, version, r.ListKind)] = listModelV2(r, version)
-		for path, item := range pathItems(r, v, deletes(r.GroupResource())) {
-			paths[path] = item.v2()
-		}
+		maps.Copy(items, pathItems(r, v, deletes(r.GroupResource())))
 	}
-	var p v2Part
-	var err error
-	if p.proto, err = v2Proto(paths, definitions); err != nil {
-		return p, err
+	paths := make(map[string]any, len(items))
+	for path, item := range items {
+		paths[path] = item.v2()
 	}
-	if p.paths, err = members(paths); err != nil {
-		return p, err
+	pathsJSON, err := members(paths)
+	if err != nil {
+		return v2Part{}, err
 	}
-	if p.definitions, err = members(definitions); err != nil {
-		return p, err
+	defsJSON, err := members(definitions)
+	if err != nil {
+		return v2Part{}, err
 	}
-	p.hash = hashOf(slices.Concat(p.paths, []byte{0}, p.definitions, []byte{0}, p.proto))
-	return p, nil
+	pb, err := v2Proto(defsJSON, v2PathsProto(items))
+	if err != nil {
+		return v2Part{}, err
+	}
+	return v2Part{paths: pack(pathsJSON), definitions: pack(defsJSON), proto: pack(pb),
+		hash: hashOf(slices.Concat(pathsJSON, []byte{0}, defsJSON, []byte{0}, pb))}, nil
 }
 
-// v2Proto renders a Swagger 2.0 document in protobuf.
-func v2Proto(paths, definitions map[string]any) ([]byte, error) {
-	body, err := json.Marshal(map[string]any{"swagger": "2.0", "info": v2Info, "paths": paths, "definitions": definitions})
-	if err != nil {
-		return nil, err
-	}
+// v2Proto renders in protobuf a Swagger 2.0 document of the given
+// definitions (JSON object members) and paths. Only the definitions go
+// through gnostic's compiler: they are schemas, of any shape.
+func v2Proto(definitions []byte, paths *openapiv2.Paths) ([]byte, error) {
+	info, _ := json.Marshal(v2Info) // strings always encode
+	body := slices.Concat([]byte(`{"definitions":{`), definitions, []byte(`},"info":`), info, []byte(`,"paths":{},"swagger":"2.0"}`))
 	root := yamlNode(gjson.ParseBytes(body))
 	doc, err := openapiv2.NewDocument(root, compiler.NewContextWithExtensions("$root", root, nil, nil))
 	if err != nil {
 		return nil, fmt.Errorf("openapi v2: %w", err)
 	}
+	doc.Paths = paths
 	pb, err := proto.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("openapi v2 protobuf: %w", err)
@@ -112,15 +115,27 @@ func members(m map[string]any) ([]byte, error) {
 
 // v2Header is the start of every v2 document: the metadata models every
 // kind's model refers to, as JSON object members and in protobuf.
-var v2Header = sync.OnceValues(func() (v2Part, error) {
-	metaModels := metaModelsV2()
-	pb, err := v2Proto(map[string]any{}, metaModels)
+var v2Header = sync.OnceValues(func() (v2Head, error) {
+	meta, err := members(metaModelsV2())
 	if err != nil {
-		return v2Part{}, err
+		return v2Head{}, err
 	}
-	meta, err := members(metaModels)
-	return v2Part{definitions: meta, proto: pb}, err
+	pb, err := v2Proto(meta, &openapiv2.Paths{})
+	if err != nil {
+		return v2Head{}, err
+	}
+	info, _ := json.Marshal(v2Info) // strings always encode
+	return v2Head{definitions: pack(meta), proto: pack(pb), open: pack([]byte(`{"definitions":{`)),
+		comma: pack([]byte(",")), middle: pack(slices.Concat([]byte(`},"info":`), info, []byte(`,"paths":{`))),
+		close: pack([]byte(`},"swagger":"2.0"}`))}, nil
 })
+
+// v2Head is what every v2 document holds besides its parts: the metadata
+// models, and in JSON the text around the parts' members.
+type v2Head struct {
+	definitions, proto         packed
+	open, comma, middle, close packed
+}
 
 // newV2 is the document of the parts, whose v2 shares are rendered.
 func newV2(parts []*part) (V2, error) {
@@ -134,45 +149,39 @@ func newV2(parts []*part) (V2, error) {
 	return V2{parts: parts, Hash: strings.ToUpper(hex.EncodeToString(h.Sum(nil)))}, nil
 }
 
-// WriteJSON writes the document in JSON: the header's and the parts'
-// members joined into one object.
-func (d V2) WriteJSON(w io.Writer) error {
-	header, _ := v2Header()         // newV2 checked it
-	info, _ := json.Marshal(v2Info) // strings always encode
-	bw := bufio.NewWriter(w)
-	bw.WriteString(`{"definitions":{`)
-	bw.Write(header.definitions)
+// JSON is the document in JSON: the header's and the parts' members
+// joined into one object.
+func (d V2) JSON() Body {
+	head, _ := v2Header() // newV2 checked it
+	pieces := []packed{head.open, head.definitions}
 	for _, p := range d.parts {
-		if len(p.v2.definitions) > 0 {
-			bw.WriteString(",")
-			bw.Write(p.v2.definitions)
+		if p.v2.definitions.size > 0 {
+			pieces = append(pieces, head.comma, p.v2.definitions)
 		}
 	}
-	bw.WriteString(`},"info":`)
-	bw.Write(info)
-	bw.WriteString(`,"paths":{`)
-	sep := ""
+	pieces = append(pieces, head.middle)
+	first := true
 	for _, p := range d.parts {
-		if len(p.v2.paths) > 0 {
-			bw.WriteString(sep)
-			bw.Write(p.v2.paths)
-			sep = ","
+		if p.v2.paths.size == 0 {
+			continue
 		}
+		if !first {
+			pieces = append(pieces, head.comma)
+		}
+		pieces, first = append(pieces, p.v2.paths), false
 	}
-	bw.WriteString(`},"swagger":"2.0"}`)
-	return bw.Flush()
+	return Body{pieces: append(pieces, head.close)}
 }
 
-// WriteProto writes the document in protobuf: the header's and the parts'
+// Proto is the document in protobuf: the header's and the parts'
 // messages one after another, which a reader merges into one.
-func (d V2) WriteProto(w io.Writer) error {
-	header, _ := v2Header() // newV2 checked it
-	bw := bufio.NewWriter(w)
-	bw.Write(header.proto)
+func (d V2) Proto() Body {
+	head, _ := v2Header() // newV2 checked it
+	pieces := []packed{head.proto}
 	for _, p := range d.parts {
-		bw.Write(p.v2.proto)
+		pieces = append(pieces, p.v2.proto)
 	}
-	return bw.Flush()
+	return Body{pieces: pieces}
 }
 
 // anyObject is a model of an object of any shape, of the given kind.
