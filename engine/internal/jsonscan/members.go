@@ -1,6 +1,9 @@
 package jsonscan
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unsafe"
+)
 
 // EachMember calls fn with the key (as JSON text) and value text of every
 // member of obj, a JSON object's text, in order. Why not gjson's ForEach:
@@ -57,3 +60,7 @@ func Unquote(kraw string) string {
 	}
 	return kraw[1 : len(kraw)-1]
 }
+
+// View returns b's text as a string without copying it, for walks that
+// only read it and keep nothing of it past b's life.
+func View(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
