@@ -19,9 +19,12 @@ var errMergeDepth = errors.New("exceeded max depth")
 // never decoded nor encoded again, which evanphx/json-patch's MergePatch
 // does to the whole object. It answers what that MergePatch answers
 // (FuzzMergePatch holds the two to one answer), kube-apiserver's merge,
-// which differs from the RFC in one place: a value the patch sets where
-// the object has none, null, or no object has its objects' null members
-// dropped inside lists too, and a list that replaces an object keeps them.
+// which differs from the RFC in one place, the null members of objects
+// inside a list the patch sets: dropped when the list replaces no value,
+// null or a value that is not an object, kept when it replaces an object
+// (the RFC keeps them always). Why not evanphx/json-patch still: it
+// decodes both documents and encodes the whole result. JSON patches
+// (RFC 6902: pointers, list indexes, tests, copies) stay with it.
 // Both must be valid JSON, with no duplicated member in the patch
 // (schema.DropDuplicates). Errors: a patch nested deeper than maxMergeDepth.
 func mergePatch(obj, patch []byte) ([]byte, error) {
@@ -59,24 +62,25 @@ func (m *merger) object(cur, p string, depth int) error {
 	m.out = append(m.out, '{')
 	var err error
 	jsonscan.EachMember(cur, func(kraw, raw string) {
+		if err != nil {
+			return
+		}
 		i := ps.find(kraw)
-		switch {
-		case err != nil:
-		case i < 0:
+		if i < 0 {
 			m.member(kraw, raw)
-		default:
-			p := &ps.list[i]
-			p.used = true
-			if p.raw != "null" {
-				m.key(kraw)
-				err = m.value(raw, p.raw, depth+1)
-			}
+			return
+		}
+		pm := &ps.list[i]
+		pm.used = true
+		if pm.raw != "null" {
+			m.key(kraw)
+			err = m.value(raw, pm.raw, depth+1)
 		}
 	})
 	for i := 0; i < len(ps.list) && err == nil; i++ {
-		if p := ps.list[i]; !p.used && p.raw != "null" {
-			m.key(p.kraw)
-			err = m.pruned(p.raw, depth+1)
+		if pm := ps.list[i]; !pm.used && pm.raw != "null" {
+			m.key(pm.kraw)
+			err = m.pruned(pm.raw, depth+1)
 		}
 	}
 	m.out = append(m.out, '}')
