@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // node is one JSON value of a document being converted. Until a rule
@@ -100,8 +102,8 @@ func (a *arena) expand(n *node) bool {
 	}
 	first := len(a.vals)
 	firstMember := len(a.members)
-	eachMember(n.raw, func(kraw, raw string) {
-		a.members = append(a.members, member{key: unquote(kraw), kraw: kraw})
+	jsonscan.EachMember(n.raw, func(kraw, raw string) {
+		a.members = append(a.members, member{key: jsonscan.Unquote(kraw), kraw: kraw})
 		a.vals = append(a.vals, node{raw: raw})
 	})
 	count := len(a.members) - firstMember

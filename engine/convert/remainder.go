@@ -7,6 +7,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // Remainder compares an object with its projection through a version that
@@ -67,7 +68,7 @@ func (d *differ) object(o, p string) {
 type keyValue struct{ key, raw string }
 
 func members(obj string, buf []keyValue) []keyValue {
-	eachMember(obj, func(kraw, raw string) { buf = append(buf, keyValue{unquote(kraw), raw}) })
+	jsonscan.EachMember(obj, func(kraw, raw string) { buf = append(buf, keyValue{jsonscan.Unquote(kraw), raw}) })
 	return buf
 }
 

@@ -1,5 +1,7 @@
 package convert
 
+import "github.com/dynapi/dynapi/engine/internal/jsonscan"
+
 // forEach applies nested rules to every item of the list at path; the
 // nested rules' paths are relative to the item. Its inverse applies the
 // nested rules inverted, in reverse order.
@@ -16,7 +18,7 @@ func (r forEach) apply(d doc) {
 	out := make([]byte, 0, len(list.Raw)+16)
 	out = append(out, '[')
 	changed := false
-	eachItem(list.Raw, func(item string) {
+	jsonscan.EachItem(list.Raw, func(item string) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}

@@ -33,5 +33,8 @@ func FuzzNormalize(f *testing.F) {
 		if n := len(Unstorable(out, 3)); n > 3 {
 			t.Fatalf("%d causes past the bound", n)
 		}
+		if quick, causes := storable(string(out)), walk(out, 1); quick != (len(causes) == 0) {
+			t.Fatalf("storable(%q) = %v, the walk finds %v", out, quick, causes)
+		}
 	})
 }

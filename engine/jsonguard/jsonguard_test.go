@@ -61,10 +61,15 @@ func TestUnstorable(t *testing.T) {
 		{"too long fraction", `{"n":1.` + strings.Repeat("0", 16384) + `}`, []string{"n"}},
 		{"exponent beyond int", `{"n":1e-99999999999999999999999}`, []string{"n"}},
 		{"large but fine", `{"n":1.7e308,"m":1e-400}`, nil},
+		{"digits and e in strings", `{"uid":"e9b3274d-1e9","e":"1e1000000","k":"\\u0000"}`, nil},
+		{"nul after an escaped quote", `{"a":"\"\u0000"}`, []string{"a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			causes := Unstorable([]byte(tt.in), 10)
+			if got := storable(tt.in); got != (len(tt.paths) == 0) {
+				t.Errorf("storable = %v, want %v", got, len(tt.paths) == 0)
+			}
 			var paths []string
 			for _, c := range causes {
 				paths = append(paths, c.Path)

@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // MaxScale is the most digits after the decimal point PostgreSQL's numeric
@@ -20,9 +21,45 @@ const MaxScale = 16383
 // U+0000, and numbers out of range. obj must be valid JSON; Normalize has
 // replaced what is not UTF-8.
 func Unstorable(obj []byte, max int) []engine.FieldError {
+	if storable(jsonscan.View(obj)) {
+		return nil
+	}
+	return walk(obj, max)
+}
+
+// walk finds the unstorable values of obj with their paths.
+func walk(obj []byte, max int) []engine.FieldError {
 	w := walker{max: max}
 	w.value(gjson.ParseBytes(obj))
 	return w.causes
+}
+
+// storable reports whether obj, valid JSON, surely holds nothing jsonb
+// refuses, in one pass over its bytes, which is most of the time the whole
+// answer: the walk renders the path of every member it passes (a write's
+// managedFields alone have dozens) to name the values at fault. Strings
+// without a backslash are jumped over, numbers read only when an exponent
+// or more than 300 digits could take them out of range.
+func storable(obj string) bool {
+	for i := 0; i < len(obj); {
+		switch c := obj[i]; {
+		case c == '"':
+			end := jsonscan.SkipString(obj, i)
+			if s := obj[i:end]; strings.IndexByte(s, '\\') >= 0 && hasNUL(s) {
+				return false
+			}
+			i = end
+		case c == '-' || c >= '0' && c <= '9':
+			end := jsonscan.SkipValue(obj, i)
+			if n := obj[i:end]; (len(n) > 300 || strings.ContainsAny(n, "eE")) && numberProblem(n) != "" {
+				return false
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return true
 }
 
 type walker struct {

@@ -138,7 +138,11 @@ func applyPatch(t Target, patchType string, obj, patch []byte) ([]byte, error) {
 		if !gjson.ParseBytes(patch).IsObject() {
 			return nil, errNotObject(patch)
 		}
-		out, err := jsonpatch.MergePatch(obj, patch)
+		if !gjson.ValidBytes(patch) {
+			return nil, engine.Errorf(engine.CodeBadRequest, "invalid merge patch: not JSON")
+		}
+		patch, _ = schema.DropDuplicates(patch) // the last wins, as the walk needs (Patch has reported the others)
+		out, err := mergePatch(obj, patch)
 		if err != nil {
 			return nil, engine.Errorf(engine.CodeBadRequest, "invalid merge patch: %v", err)
 		}

@@ -1,4 +1,4 @@
-package convert
+package jsonscan
 
 import (
 	"strings"
@@ -22,9 +22,9 @@ func TestEachMember(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		eachMember(tt.obj, func(kraw, raw string) { got = append(got, kraw+"="+raw) })
+		EachMember(tt.obj, func(kraw, raw string) { got = append(got, kraw+"="+raw) })
 		if g := strings.Join(got, " | "); g != tt.want {
-			t.Errorf("eachMember(%s):\n got %s\nwant %s", tt.obj, g, tt.want)
+			t.Errorf("EachMember(%s):\n got %s\nwant %s", tt.obj, g, tt.want)
 		}
 	}
 }
@@ -32,8 +32,8 @@ func TestEachMember(t *testing.T) {
 func TestUnquote(t *testing.T) {
 	t.Parallel()
 	for kraw, want := range map[string]string{`"a"`: "a", `""`: "", `"a\"b"`: `a"b`, `"\u00e9"`: "é", `"a.b/c"`: "a.b/c"} {
-		if got := unquote(kraw); got != want {
-			t.Errorf("unquote(%s) = %q, want %q", kraw, got, want)
+		if got := Unquote(kraw); got != want {
+			t.Errorf("Unquote(%s) = %q, want %q", kraw, got, want)
 		}
 	}
 }
