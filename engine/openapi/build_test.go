@@ -130,7 +130,11 @@ func v2Bytes(t *testing.T, docs *Docs) (jsonDoc, protoDoc []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bodyBytes(t, v2.JSON()), bodyBytes(t, v2.Proto())
+	proto, err := v2.Proto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bodyBytes(t, v2.JSON()), bodyBytes(t, proto)
 }
 
 // bodyBytes writes b inflated, and checks that its gzip holds the same.
