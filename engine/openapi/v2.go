@@ -80,7 +80,7 @@ func buildV2Part(resources []*registry.Resource, version string, deletes Deletes
 	if err != nil {
 		return v2Part{}, err
 	}
-	return v2Part{paths: pack(pathsJSON), definitions: pack(defsJSON),
+	return v2Part{paths: packFast(pathsJSON), definitions: packFast(defsJSON),
 		hash: hashOf(slices.Concat(pathsJSON, []byte{0}, defsJSON))}, nil
 }
 
@@ -129,7 +129,7 @@ func v2Proto(definitions []byte, paths *openapiv2.Paths) ([]byte, error) {
 
 // members renders an object's members without the braces around them.
 func members(m map[string]any) ([]byte, error) {
-	out, err := json.Marshal(m)
+	out, err := appendJSON(nil, m)
 	if err != nil {
 		return nil, err
 	}
