@@ -180,12 +180,12 @@ func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 // built: the v3 documents, then the v2 document in JSON, of which only
 // the group versions the change touched are rendered (kept packed, it
 // costs little memory however few clients read it); then the new v3
-// documents are packed too, and last the v2 document in protobuf, which
-// costs more than the rest and which only older clients read. Calls made
-// before the build reads the snapshot fold into it. built, if not nil, is
-// called when the build is over (a call that folded: when the build it
-// folded into is over): rendering makes garbage, which the caller may
-// want to return.
+// documents are packed too, and last the v2 document in protobuf, on one
+// core: it costs more than the rest, only older clients read it, and
+// requests keep the other cores. Calls made before the build reads the
+// snapshot fold into it. built, if not nil, is called when the build is
+// over (a call that folded: when the build it folded into is over):
+// rendering makes garbage, which the caller may want to return.
 func (s *Server) PrepareOpenAPI(built func()) {
 	if s.openapi.queued.Swap(true) {
 		return // a build that has not read the snapshot yet will take the newest
@@ -212,13 +212,16 @@ func (s *Server) prepareOpenAPI() error {
 	if err != nil {
 		return err
 	}
-	_, err = v2.Proto()
-	return err
+	return v2.PrepareProto()
 }
 
-// BuildOpenAPI builds the v3 OpenAPI documents of the current snapshot
-// now; PrepareOpenAPI builds the v2 document after them.
+// BuildOpenAPI builds now the v3 OpenAPI documents of the current
+// snapshot and the v2 document in JSON, on every core; PrepareOpenAPI
+// packs them and renders the v2 document in protobuf after them.
 func (s *Server) BuildOpenAPI() error {
-	_, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
+	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
+	if err == nil {
+		_, err = docs.V2()
+	}
 	return err
 }

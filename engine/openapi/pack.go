@@ -23,31 +23,18 @@ type packed struct {
 	crc  uint32 // CRC-32 (IEEE) of the bytes unpacked, for gzip's trailer
 }
 
-// deflaters are compressors to reuse, by level: each holds about a
-// megabyte of tables, more than most of what it packs.
-var deflaters = map[int]*sync.Pool{flate.DefaultCompression: deflaterPool(flate.DefaultCompression),
-	flate.BestSpeed: deflaterPool(flate.BestSpeed)}
+// deflaters are compressors to reuse: each holds about a megabyte of
+// tables, more than most of what it packs.
+var deflaters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.DefaultCompression) // a valid level
+	return w
+}}
 
-func deflaterPool(level int) *sync.Pool {
-	return &sync.Pool{New: func() any {
-		w, _ := flate.NewWriter(nil, level) // a valid level
-		return w
-	}}
-}
-
-// pack compresses b as small as DEFLATE's default level does: for what is
-// packed in the background.
-func pack(b []byte) packed { return packLevel(b, flate.DefaultCompression) }
-
-// packFast compresses b at DEFLATE's fastest level: a third less CPU than
-// pack for the v2 document's JSON, half as large again (2.5 MB instead of
-// 1.7 at a thousand kinds), for what a request may wait for.
-func packFast(b []byte) packed { return packLevel(b, flate.BestSpeed) }
-
-func packLevel(b []byte, level int) packed {
+// pack compresses b.
+func pack(b []byte) packed {
 	var buf bytes.Buffer
-	w := deflaters[level].Get().(*flate.Writer)
-	defer deflaters[level].Put(w)
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
 	w.Reset(&buf)
 	_, _ = w.Write(b) // a bytes.Buffer takes all
 	_ = w.Flush()     // a sync flush: byte-aligned, not final

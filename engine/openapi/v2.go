@@ -80,7 +80,7 @@ func buildV2Part(resources []*registry.Resource, version string, deletes Deletes
 	if err != nil {
 		return v2Part{}, err
 	}
-	return v2Part{paths: packFast(pathsJSON), definitions: packFast(defsJSON),
+	return v2Part{paths: pack(pathsJSON), definitions: pack(defsJSON),
 		hash: hashOf(slices.Concat(pathsJSON, []byte{0}, defsJSON))}, nil
 }
 
@@ -194,6 +194,18 @@ func (d V2) JSON() Body {
 		pieces, first = append(pieces, p.v2.paths), false
 	}
 	return Body{pieces: append(pieces, head.close)}
+}
+
+// PrepareProto renders the parts' shares in protobuf that are not
+// rendered yet, one at a time: for the background, where it leaves the
+// other cores to the requests (Proto renders on every core).
+func (d V2) PrepareProto() error {
+	for _, p := range d.parts {
+		if err := p.renderProto(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Proto is the document in protobuf: the header's and the parts'

@@ -6,7 +6,8 @@ import (
 )
 
 // The v2 document's JSON is served before its protobuf is rendered, and
-// is the same, with the same hash (its ETag), once the protobuf is.
+// is the same, with the same hash (its ETag), once PrepareProto has
+// rendered the protobuf.
 func TestV2JSONBeforeProto(t *testing.T) {
 	files := map[string]string{
 		"a.yaml": definition("a.example.com", "Apple", "v1", "v2"),
@@ -24,6 +25,14 @@ func TestV2JSONBeforeProto(t *testing.T) {
 	for path, p := range docs.gvs {
 		if p.v2.paths.size == 0 || p.v2.proto.size > 0 {
 			t.Errorf("%s: JSON %d bytes, protobuf %d; want the JSON alone", path, p.v2.paths.size, p.v2.proto.size)
+		}
+	}
+	if err := v2.PrepareProto(); err != nil {
+		t.Fatal(err)
+	}
+	for path, p := range docs.gvs {
+		if p.v2.proto.size == 0 {
+			t.Errorf("%s: protobuf not rendered", path)
 		}
 	}
 	proto, err := v2.Proto()
