@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
@@ -81,7 +82,18 @@ func buildV2Part(resources []*registry.Resource, version string, deletes Deletes
 		return v2Part{}, err
 	}
 	return v2Part{paths: pack(pathsJSON), definitions: pack(defsJSON),
-		hash: hashOf(slices.Concat(pathsJSON, []byte{0}, defsJSON))}, nil
+		hash: shareHash(pathsJSON, defsJSON)}, nil
+}
+
+// shareHash identifies a share by its JSON: SHA-256, which most CPUs
+// compute in hardware (the shares are 50 MB at a thousand kinds, and
+// SHA-512 took a tenth of their rendering), without a copy.
+func shareHash(paths, definitions []byte) string {
+	h := sha256.New()
+	h.Write(paths)
+	h.Write([]byte{0})
+	h.Write(definitions)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // v2Items are the path items of the resources in version, by path.
