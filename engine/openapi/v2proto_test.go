@@ -9,14 +9,7 @@ import (
 // is the same, with the same hash (its ETag), once PrepareProto has
 // rendered the protobuf.
 func TestV2JSONBeforeProto(t *testing.T) {
-	files := map[string]string{
-		"a.yaml": definition("a.example.com", "Apple", "v1", "v2"),
-		"b.yaml": definition("b.example.com", "Banana", "v1"),
-	}
-	docs, err := Build(load(t, nil, files), noDeletes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	docs := twoGroups(t)
 	v2, err := docs.V2()
 	if err != nil {
 		t.Fatal(err)
@@ -72,4 +65,45 @@ func TestV2HashFollowsDefinitions(t *testing.T) {
 	if _, h3 := hash(first, files); h3 == h1 {
 		t.Error("a changed group version, the same hash")
 	}
+}
+
+// The JSON document is written while the protobuf shares are being
+// rendered, in the background and by a protobuf request at once (go test
+// -race checks that they share nothing unguarded).
+func TestV2JSONWhileProtoRenders(t *testing.T) {
+	docs := twoGroups(t)
+	v2, err := docs.V2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bodyBytes(t, v2.JSON())
+	done := make(chan error, 2)
+	go func() { done <- v2.PrepareProto() }()
+	go func() {
+		_, err := v2.Proto()
+		done <- err
+	}()
+	again, _ := docs.V2()
+	if got := bodyBytes(t, again.JSON()); !bytes.Equal(got, want) {
+		t.Errorf("%d bytes while the protobuf renders, %d before", len(got), len(want))
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// twoGroups is the documents of two groups, one of them in two versions.
+func twoGroups(t *testing.T) *Docs {
+	t.Helper()
+	files := map[string]string{
+		"a.yaml": definition("a.example.com", "Apple", "v1", "v2"),
+		"b.yaml": definition("b.example.com", "Banana", "v1"),
+	}
+	docs, err := Build(load(t, nil, files), noDeletes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
 }
