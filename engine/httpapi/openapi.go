@@ -134,6 +134,7 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	body, err := render()
 	if err != nil {
 		w.Header().Del("Content-Encoding")
+		w.Header().Del("Etag")
 		s.writeError(w, r, err)
 		return
 	}
