@@ -96,8 +96,9 @@ func (m *Main) Run(ctx context.Context) error {
 	// Loading the definitions left garbage of several times what they
 	// hold (see releaser): returned before serving, not some time after.
 	debug.FreeOSMemory()
-	// The v2 document, which few clients read, is rendered while serving;
-	// the garbage of its rendering is returned after.
+	// The documents are packed, and the v2 document rendered in protobuf
+	// (which few clients read), while serving; the garbage of that work
+	// is returned after.
 	cp.API.PrepareOpenAPI(m.release.changed)
 	return m.serve(cp.API)
 }

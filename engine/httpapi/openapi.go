@@ -117,13 +117,10 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	body, contentType, tag := doc.JSON(), "application/json", doc.Hash
-	if accept := r.Header.Get("Accept"); strings.Contains(accept, "com.github.proto-openapi.spec.v2") {
-		body, contentType, tag = doc.Proto(), protobufV2, doc.Hash+"-protobuf"
-	}
-	write := body.Write
-	if acceptsGzip(r) {
-		write, tag = body.WriteGzip, tag+"-gzip"
+	render, contentType, tag := v2Encoding(doc, r)
+	zipped := acceptsGzip(r)
+	if zipped {
+		tag += "-gzip"
 		w.Header().Set("Content-Encoding", "gzip")
 	}
 	etag := `"` + tag + `"`
@@ -134,8 +131,29 @@ func (s *Server) handleOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	body, err := render()
+	if err != nil {
+		w.Header().Del("Content-Encoding")
+		w.Header().Del("Etag")
+		s.writeError(w, r, err)
+		return
+	}
 	w.Header().Set("Content-Type", contentType)
+	write := body.Write
+	if zipped {
+		write = body.WriteGzip
+	}
 	_ = write(w) // the client went away
+}
+
+// v2Encoding is how /openapi/v2 answers r: in protobuf when the client
+// accepts it, else in JSON. The protobuf body is rendered after the JSON,
+// by render (not for an answer 304): a JSON client never waits for it.
+func v2Encoding(doc openapi.V2, r *http.Request) (render func() (openapi.Body, error), contentType, tag string) {
+	if strings.Contains(r.Header.Get("Accept"), "com.github.proto-openapi.spec.v2") {
+		return doc.Proto, protobufV2, doc.Hash + "-protobuf"
+	}
+	return func() (openapi.Body, error) { return doc.JSON(), nil }, "application/json", doc.Hash
 }
 
 // acceptsGzip reports whether the client takes a gzip answer: Go's
@@ -160,12 +178,14 @@ func (s *Server) deletesCollections(gr engine.GroupResource) bool {
 
 // PrepareOpenAPI builds the OpenAPI documents of the current snapshot in
 // the background, so that the first request after a change finds them
-// built: the v3 documents, then the v2 document, of which only the group
-// versions the change touched are rendered (kept packed, it costs little
-// memory however few clients read it); then the new v3 documents are
-// packed too. Calls made before the build reads
-// the snapshot fold into it. built, if not nil, is called when the build
-// is over (a call that folded: when the build it folded into is over):
+// built: the v3 documents, then the v2 document in JSON, of which only
+// the group versions the change touched are rendered (kept packed, it
+// costs little memory however few clients read it); then the new v3
+// documents are packed too, and last the v2 document in protobuf, on one
+// core: it costs more than the rest, only older clients read it, and
+// requests keep the other cores. Calls made before the build reads the
+// snapshot fold into it. built, if not nil, is called when the build is
+// over (a call that folded: when the build it folded into is over):
 // rendering makes garbage, which the caller may want to return.
 func (s *Server) PrepareOpenAPI(built func()) {
 	if s.openapi.queued.Swap(true) {
@@ -173,12 +193,7 @@ func (s *Server) PrepareOpenAPI(built func()) {
 	}
 	go func() {
 		s.openapi.queued.Store(false)
-		docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
-		if err == nil {
-			_, err = docs.V2()
-			docs.Compact()
-		}
-		if err != nil {
+		if err := s.prepareOpenAPI(); err != nil {
 			s.logger.Warn("OpenAPI documents not built", "err", err)
 		}
 		if built != nil {
@@ -187,9 +202,27 @@ func (s *Server) PrepareOpenAPI(built func()) {
 	}()
 }
 
-// BuildOpenAPI builds the v3 OpenAPI documents of the current snapshot
-// now; PrepareOpenAPI builds the v2 document after them.
+// prepareOpenAPI builds what PrepareOpenAPI says, in that order.
+func (s *Server) prepareOpenAPI() error {
+	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
+	if err != nil {
+		return err
+	}
+	v2, err := docs.V2()
+	docs.Compact()
+	if err != nil {
+		return err
+	}
+	return v2.PrepareProto()
+}
+
+// BuildOpenAPI builds now the v3 OpenAPI documents of the current
+// snapshot and the v2 document in JSON, on every core; PrepareOpenAPI
+// packs them and renders the v2 document in protobuf after them.
 func (s *Server) BuildOpenAPI() error {
-	_, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
+	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
+	if err == nil {
+		_, err = docs.V2()
+	}
 	return err
 }

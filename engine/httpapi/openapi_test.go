@@ -106,3 +106,32 @@ func TestOpenAPIv2(t *testing.T) {
 			plain.header.Get("Content-Encoding"), len(plain.body), zipped.header.Get("Content-Encoding"), len(unzipped), err, len(doc.body))
 	}
 }
+
+// The v2 document's ETag tells its encodings apart, and a client that
+// holds the protobuf document is answered 304 with the protobuf's ETag
+// only; a JSON ETag does not stand for the protobuf.
+func TestOpenAPIv2ETagPerEncoding(t *testing.T) {
+	s := newTestServer(t)
+	const protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+	doc := s.mustDo(http.StatusOK, http.MethodGet, "/openapi/v2", "", "")
+	proto := s.mustDo(http.StatusOK, http.MethodGet, "/openapi/v2", "", "", "Accept", protobuf)
+	if doc.header.Get("Etag") == proto.header.Get("Etag") {
+		t.Fatalf("JSON and protobuf share the ETag %s", doc.header.Get("Etag"))
+	}
+	tests := []struct {
+		name string
+		etag string
+		want int
+	}{
+		{"the protobuf's", proto.header.Get("Etag"), http.StatusNotModified},
+		{"the JSON's", doc.header.Get("Etag"), http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := s.do(http.MethodGet, "/openapi/v2", "", "", "Accept", protobuf, "If-None-Match", tt.etag)
+			if got.code != tt.want {
+				t.Errorf("%d, want %d", got.code, tt.want)
+			}
+		})
+	}
+}

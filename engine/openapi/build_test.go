@@ -130,7 +130,11 @@ func v2Bytes(t *testing.T, docs *Docs) (jsonDoc, protoDoc []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bodyBytes(t, v2.JSON()), bodyBytes(t, v2.Proto())
+	proto, err := v2.Proto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bodyBytes(t, v2.JSON()), bodyBytes(t, proto)
 }
 
 // bodyBytes writes b inflated, and checks that its gzip holds the same.
@@ -161,14 +165,7 @@ func bodyBytes(t *testing.T, b Body) []byte {
 // Compact packs the v3 documents; each is served the same before and
 // after, plain and in gzip.
 func TestCompactKeepsDocuments(t *testing.T) {
-	files := map[string]string{
-		"a.yaml": definition("a.example.com", "Apple", "v1", "v2"),
-		"b.yaml": definition("b.example.com", "Banana", "v1"),
-	}
-	docs, err := Build(load(t, nil, files), noDeletes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	docs := twoGroups(t)
 	before := map[string][]byte{}
 	for path := range docs.gvs {
 		doc, _ := docs.GroupVersion(path)

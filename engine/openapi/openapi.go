@@ -45,8 +45,9 @@ type Doc struct {
 // the group version's served resources, which are immutable, so a part is
 // reused while they stay the same. Its v2 share is rendered apart, when a
 // v2 document is first asked for (the server asks in the background, after
-// the v3 documents): few clients read /openapi/v2 any more, and it is
-// larger than the v3 document.
+// the v3 documents), and in protobuf after that: few clients read
+// /openapi/v2 any more, it is larger than the v3 document, and its
+// protobuf costs several times its JSON.
 type part struct {
 	path      string // as Docs.gvs has it
 	resources []*registry.Resource
@@ -58,8 +59,11 @@ type part struct {
 	v3 atomic.Pointer[Body]
 
 	v2once sync.Once
-	v2     v2Part
+	v2     v2Part // its proto is set by protoOnce, later
 	v2err  error
+
+	protoOnce sync.Once
+	protoErr  error
 }
 
 // DeletesCollections reports whether a resource serves DELETE on its
@@ -132,14 +136,32 @@ func (prev *Docs) reusable(path string, resources []*registry.Resource) *part {
 	return nil
 }
 
-// v2Part returns the part's share of the v2 document, rendering it once.
-func (p *part) v2Part() (v2Part, error) {
+// renderV2 renders the part's share of the v2 document in JSON, once.
+// Not a copy of p.v2: its proto may be being written (see renderProto).
+func (p *part) renderV2() error {
 	p.v2once.Do(func() {
 		if p.v2, p.v2err = buildV2Part(p.resources, p.version, p.deletes); p.v2err != nil {
 			p.v2err = fmt.Errorf("openapi v2 for %s: %w", p.path, p.v2err)
 		}
 	})
-	return p.v2, p.v2err
+	return p.v2err
+}
+
+// renderProto renders the part's share of the v2 document in protobuf,
+// once, after its JSON.
+func (p *part) renderProto() error {
+	p.protoOnce.Do(func() {
+		if p.protoErr = p.renderV2(); p.protoErr != nil {
+			return
+		}
+		proto, err := buildV2Proto(p.v2.definitions, p.resources, p.version, p.deletes)
+		if err != nil {
+			p.protoErr = fmt.Errorf("openapi v2 protobuf for %s: %w", p.path, err)
+			return
+		}
+		p.v2.proto = proto
+	})
+	return p.protoErr
 }
 
 // hashOf is the hash kube-apiserver puts in a document's URL and ETag.
@@ -148,15 +170,13 @@ func hashOf(body []byte) string {
 	return strings.ToUpper(hex.EncodeToString(sum[:]))[:128]
 }
 
-// V2 is the document at /openapi/v2. It is rendered on the first call,
-// from the group versions' shares that earlier documents rendered and the
-// others, rendered on every core; later calls return it.
+// V2 is the document at /openapi/v2, its JSON rendered on the first
+// call, from the group versions' shares that earlier documents rendered
+// and the others, rendered on every core; later calls return it. Its
+// protobuf is rendered apart (V2.Proto).
 func (d *Docs) V2() (V2, error) {
 	d.v2once.Do(func() {
-		d.v2err = forEach(len(d.parts), func(i int) error {
-			_, err := d.parts[i].v2Part()
-			return err
-		})
+		d.v2err = forEach(len(d.parts), func(i int) error { return d.parts[i].renderV2() })
 		if d.v2err == nil {
 			d.v2, d.v2err = newV2(d.parts)
 		}

@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
@@ -32,18 +34,20 @@ type V2 struct {
 // paths and definitions as JSON object members (no braces), and a
 // protobuf Document holding just them, each packed. Parts assemble by
 // concatenation: in protobuf, concatenated messages merge, and repeated
-// fields (the paths, the definitions) append.
+// fields (the paths, the definitions) append. The protobuf message is
+// rendered apart, after the JSON (see part.renderProto): it costs several
+// times as much, and few clients read it.
 type v2Part struct {
 	paths, definitions packed
 	proto              packed
-	hash               string // of the three
+	hash               string // of the JSON, which the protobuf is rendered from
 }
 
 // v2Info is the document's header, the same in every part.
 var v2Info = map[string]string{"title": "dynapi", "version": "v1"}
 
-// buildV2Part renders one group version's share of the Swagger 2.0
-// document of every served kind. kubectl reads it for two things: the
+// buildV2Part renders in JSON one group version's share of the Swagger
+// 2.0 document of every served kind. kubectl reads it for two things: the
 // patch types a kind's PATCH consumes (apply sends a strategic merge
 // patch only to a kind that consumes one), and the models it validates a
 // file against on the client when the server cannot, as for a List file,
@@ -54,7 +58,7 @@ var v2Info = map[string]string{"title": "dynapi", "version": "v1"}
 // cannot read in Swagger 2.0 all a structural schema says, reads nothing
 // that makes it refuse a valid object.
 func buildV2Part(resources []*registry.Resource, version string, deletes DeletesCollections) (v2Part, error) {
-	items, definitions := map[string]pathItem{}, map[string]any{}
+	definitions := map[string]any{}
 	for _, r := range resources {
 		v, _ := r.Version(version)
 		model, err := kindModelV2(r, v)
@@ -63,8 +67,8 @@ func buildV2Part(resources []*registry.Resource, version string, deletes Deletes
 		}
 		definitions[schemaName(r.Group, version, r.Kind)] = model
 		definitions[schemaName(r.Group, version, r.ListKind)] = listModelV2(r, version)
-		maps.Copy(items, pathItems(r, v, deletes(r.GroupResource())))
 	}
+	items := v2Items(resources, version, deletes)
 	paths := make(map[string]any, len(items))
 	for path, item := range items {
 		paths[path] = item.v2()
@@ -77,12 +81,43 @@ func buildV2Part(resources []*registry.Resource, version string, deletes Deletes
 	if err != nil {
 		return v2Part{}, err
 	}
-	pb, err := v2Proto(defsJSON, v2PathsProto(items))
-	if err != nil {
-		return v2Part{}, err
+	return v2Part{paths: pack(pathsJSON), definitions: pack(defsJSON),
+		hash: shareHash(pathsJSON, defsJSON)}, nil
+}
+
+// shareHash identifies a share by its JSON: SHA-256, which most CPUs
+// compute in hardware (the shares are 50 MB at a thousand kinds, and
+// SHA-512 took a tenth of their rendering), without a copy.
+func shareHash(paths, definitions []byte) string {
+	h := sha256.New()
+	h.Write(paths)
+	h.Write([]byte{0})
+	h.Write(definitions)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// v2Items are the path items of the resources in version, by path.
+func v2Items(resources []*registry.Resource, version string, deletes DeletesCollections) map[string]pathItem {
+	items := map[string]pathItem{}
+	for _, r := range resources {
+		v, _ := r.Version(version)
+		maps.Copy(items, pathItems(r, v, deletes(r.GroupResource())))
 	}
-	return v2Part{paths: pack(pathsJSON), definitions: pack(defsJSON), proto: pack(pb),
-		hash: hashOf(slices.Concat(pathsJSON, []byte{0}, defsJSON, []byte{0}, pb))}, nil
+	return items
+}
+
+// buildV2Proto renders in protobuf the share whose JSON is rendered:
+// the definitions from their JSON, the paths as gnostic's messages.
+func buildV2Proto(definitions packed, resources []*registry.Resource, version string, deletes DeletesCollections) (packed, error) {
+	var defs bytes.Buffer
+	if err := (Body{pieces: []packed{definitions}}).Write(&defs); err != nil {
+		return packed{}, err
+	}
+	pb, err := v2Proto(defs.Bytes(), v2PathsProto(v2Items(resources, version, deletes)))
+	if err != nil {
+		return packed{}, err
+	}
+	return pack(pb), nil
 }
 
 // v2Proto renders in protobuf a Swagger 2.0 document of the given
@@ -106,7 +141,7 @@ func v2Proto(definitions []byte, paths *openapiv2.Paths) ([]byte, error) {
 
 // members renders an object's members without the braces around them.
 func members(m map[string]any) ([]byte, error) {
-	out, err := json.Marshal(m)
+	out, err := appendJSON(nil, m)
 	if err != nil {
 		return nil, err
 	}
@@ -173,15 +208,31 @@ func (d V2) JSON() Body {
 	return Body{pieces: append(pieces, head.close)}
 }
 
+// PrepareProto renders the parts' shares in protobuf that are not
+// rendered yet, one at a time: for the background, where it leaves the
+// other cores to the requests (Proto renders on every core).
+func (d V2) PrepareProto() error {
+	for _, p := range d.parts {
+		if err := p.renderProto(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Proto is the document in protobuf: the header's and the parts'
-// messages one after another, which a reader merges into one.
-func (d V2) Proto() Body {
+// messages one after another, which a reader merges into one. The parts'
+// messages not rendered yet are rendered first, on every core.
+func (d V2) Proto() (Body, error) {
+	if err := forEach(len(d.parts), func(i int) error { return d.parts[i].renderProto() }); err != nil {
+		return Body{}, err
+	}
 	head, _ := v2Header() // newV2 checked it
 	pieces := []packed{head.proto}
 	for _, p := range d.parts {
 		pieces = append(pieces, p.v2.proto)
 	}
-	return Body{pieces: pieces}
+	return Body{pieces: pieces}, nil
 }
 
 // anyObject is a model of an object of any shape, of the given kind.
