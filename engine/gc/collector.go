@@ -9,6 +9,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // Store is what the collector asks of storage (postgres.Store has it).
@@ -42,6 +43,14 @@ type Snapshots interface {
 // collector holds at a time.
 const pageSize = 500
 
+// pokeDelay is how long a pass waits after the delete that woke it, so
+// that a burst of deletes (a namespace emptied, a deletecollection, a
+// controller's cleanup) is looked at by one pass, not by one pass per
+// delete: a pass is three queries under a lock, and back-to-back passes
+// cost a stream of deletes more than the deletes themselves. kube's
+// collector, driven by informers and a work queue, is no quicker.
+const pokeDelay = 50 * time.Millisecond
+
 // lockName is the Store lock a pass runs under.
 const lockName = "garbage-collector"
 
@@ -64,11 +73,11 @@ func New(service *resource.Service, store Store, snapshots Snapshots) *Collector
 	return c
 }
 
-// Run collects until ctx ends: after every delete through its Service, and
-// every interval besides (for deletes through other processes, owners
-// that never existed, and a pass another process held the lock for). A
-// pass that did something is followed by another at once: a chain of
-// owners goes one level a pass.
+// Run collects until ctx ends: shortly after deletes through its Service
+// (pokeDelay), and every interval besides (for deletes through other
+// processes, owners that never existed, and a pass another process held
+// the lock for). A pass that did something is followed by another at
+// once: a chain of owners goes one level a pass.
 func (c *Collector) Run(ctx context.Context, interval time.Duration, logger *slog.Logger) {
 	for {
 		did, err := c.Pass(ctx)
@@ -80,6 +89,9 @@ func (c *Collector) Run(ctx context.Context, interval time.Duration, logger *slo
 		}
 		select {
 		case <-c.poked:
+			if !wait.Sleep(ctx, pokeDelay) {
+				return
+			}
 		case <-time.After(interval):
 		case <-ctx.Done():
 			return
