@@ -2,12 +2,13 @@ package apply
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // fastCreate answers Update for a create without decoding the object,
@@ -30,7 +31,7 @@ func (k *Kind) fastCreate(version, apiVersion string, obj []byte, manager string
 	fields.WriteByte('{')
 	n := 0
 	var buf [16]member
-	for _, m := range sortedMembers(gjson.Parse(view(obj)), buf[:0]) { // written out before it returns
+	for _, m := range sortedMembers(gjson.Parse(jsonscan.View(obj)), buf[:0]) { // written out before it returns
 		switch {
 		case m.key == "apiVersion" || m.key == "kind" || m.key == "status" && v.Status:
 			continue
@@ -134,20 +135,8 @@ func sortedMembers(obj gjson.Result, buf []member) []member {
 	return ms
 }
 
-// quote renders s as a JSON string, escaped as encoding/json escapes it:
-// most names need no escape, and are quoted without encoding/json.
-func quote(s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s) // a string always encodes
-			return b
-		}
-	}
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
+// quote renders s as a JSON string, as encoding/json writes it.
+func quote(s string) []byte { return jsonscan.AppendQuoted(nil, s) }
 
 // plainSchema reports whether a version's schema (JSON) tracks every list
 // as atomic and every map granularly.

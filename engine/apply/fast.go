@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"slices"
 	"time"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // fastUpdate answers Update without decoding the objects when the result
@@ -37,7 +38,7 @@ func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, obj, se
 	// call but the paths' names, which fastUpdate copies into its answer.
 	// The path has room for a deep object, so that the walk appends to it
 	// without allocating at each level.
-	if !d.object(gjson.Parse(view(live)), gjson.Parse(view(obj)), make([]string, 0, 16)) {
+	if !d.object(gjson.Parse(jsonscan.View(live)), gjson.Parse(jsonscan.View(obj)), make([]string, 0, 16)) {
 		return nil, false
 	}
 	if len(d.changed) == 0 && len(d.added) == 0 {
@@ -182,9 +183,6 @@ func (d *differ) scalar(a, b gjson.Result, path []string) bool {
 func (d *differ) skip(path []string, key string) bool {
 	return len(path) == 1 && path[0] == "metadata" && slices.Contains(serverMeta, key)
 }
-
-// view is b as a string without a copy; b must not change while it is used.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func isScalar(v gjson.Result) bool {
 	return v.Exists() && v.Type != gjson.Null && !v.IsObject() && !v.IsArray()

@@ -3,7 +3,6 @@ package convert
 import (
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -57,13 +56,8 @@ var arenas = sync.Pool{New: func() any {
 // change while the document is in use. Call release when done.
 func newDoc(obj []byte) doc {
 	a := arenas.Get().(*arena)
-	return doc{root: a.node(strings.TrimSpace(view(obj))), a: a}
+	return doc{root: a.node(strings.TrimSpace(jsonscan.View(obj))), a: a}
 }
-
-// view returns b as a string without copying it. Why: every read of an
-// object would otherwise copy it whole; b must not change while the view
-// is in use, and nothing here writes into what it reads.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // maxPooled is the most members an arena may hold and go back to the
 // pool: one huge object must not keep its arena's memory for good.

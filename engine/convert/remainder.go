@@ -22,7 +22,7 @@ import (
 // arguments must be JSON objects.
 func Remainder(original, projected []byte) []byte {
 	d := differ{out: []byte{'['}}
-	d.value(strings.TrimSpace(view(original)), strings.TrimSpace(view(projected)))
+	d.value(strings.TrimSpace(jsonscan.View(original)), strings.TrimSpace(jsonscan.View(projected)))
 	if len(d.out) == 1 {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // The v2 document's JSON is written from maps of any (a kind's model is
@@ -26,7 +28,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case []string:
 		return appendArray(b, v)
 	case string:
-		return appendString(b, v), nil
+		return jsonscan.AppendQuoted(b, v), nil
 	case float64:
 		if v == math.Trunc(v) && math.Abs(v) < 1e21 {
 			return strconv.AppendFloat(b, v, 'f', -1, 64), nil // as json.Marshal writes a whole number
@@ -55,7 +57,7 @@ func appendObject[V any](b []byte, m map[string]V) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(appendString(b, key), ':')
+		b = append(jsonscan.AppendQuoted(b, key), ':')
 		var err error
 		if b, err = appendJSON(b, m[key]); err != nil {
 			return nil, err
@@ -79,19 +81,4 @@ func appendArray[V any](b []byte, s []V) ([]byte, error) {
 		}
 	}
 	return append(b, ']'), nil
-}
-
-// appendString appends s quoted. A string of printable ASCII that
-// json.Marshal leaves as it is (no quote, backslash, or the <, > and &
-// it escapes for HTML) is copied; any other is json.Marshal's.
-func appendString(b []byte, s string) []byte {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			out, _ := json.Marshal(s) // a string always encodes
-			return append(b, out...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"sync"
-	"unsafe"
 
 	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
@@ -65,7 +64,7 @@ func appendMember(out, m []byte) []byte {
 // valid JSON: whitespace occurs only outside strings, and a string's
 // quotes are found by skipping escaped characters.
 func compactJSONB(out, text []byte, members []member) ([]byte, []member) {
-	view := unsafe.String(unsafe.SliceData(text), len(text)) // read only, for jsonscan
+	view := jsonscan.View(text) // read only
 	depth, object := 0, false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {

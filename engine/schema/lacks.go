@@ -2,7 +2,6 @@ package schema
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
@@ -17,7 +16,7 @@ import (
 // property with a default is missing, or a non-nullable null has a
 // default. obj must be valid JSON.
 func (s *Schema) lacksDefaults(obj []byte) bool {
-	text := unsafe.String(unsafe.SliceData(obj), len(obj))
+	text := jsonscan.View(obj)
 	_, lacks := s.root.lacks(text, jsonscan.SkipSpace(text, 0), false)
 	return lacks
 }

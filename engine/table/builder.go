@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
@@ -97,7 +97,7 @@ func (b *Builder) AppendFooter(dst, listMeta []byte) []byte {
 // Single returns the Table of one object, as a GET of it answers: one row,
 // and the object's resourceVersion in the Table's metadata.
 func (b *Builder) Single(obj []byte) []byte {
-	md := gjson.Parse(bytesToString(obj)).Get("metadata")
+	md := gjson.Parse(jsonscan.View(obj)).Get("metadata") // read in place; what is kept is copied
 	dst := b.appendStart(nil)
 	dst = append(dst, `,"metadata":{`...)
 	if rv := md.Get("resourceVersion"); rv.Type == gjson.String && rv.Str != "" {
@@ -135,11 +135,4 @@ func (b *Builder) appendRowsStart(dst []byte) []byte {
 	dst = append(dst, `,"columnDefinitions":`...)
 	dst = append(dst, b.defs...)
 	return append(dst, `,"rows":[`...)
-}
-
-// bytesToString views obj as a string without copying it, so that gjson
-// reads a row's object in place. The string must not outlive the call that
-// made it: AppendRow and Single copy what they keep into dst.
-func bytesToString(obj []byte) string {
-	return unsafe.String(unsafe.SliceData(obj), len(obj))
 }

@@ -2,13 +2,15 @@ package table
 
 import (
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // AppendRow appends the row of one object (JSON, as served in the requested
 // version): `{"cells":[name, column values...],"object":...}`. dst must not
 // share memory with obj.
 func (b *Builder) AppendRow(dst, obj []byte) []byte {
-	root := gjson.Parse(bytesToString(obj))
+	root := gjson.Parse(jsonscan.View(obj))
 	var buf [8]gjson.Result // enough for most tables, without allocating
 	tops := buf[:]
 	if len(b.tops) > len(buf) {

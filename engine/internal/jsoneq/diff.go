@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // Diff describes the first place where a and b differ, as
@@ -15,7 +17,7 @@ import (
 func Diff(a, b []byte) string {
 	var d difference
 	c := comparer{diff: &d}
-	if c.top(text(a), text(b), nil) {
+	if c.top(jsonscan.View(a), jsonscan.View(b), nil) {
 		return ""
 	}
 	return d.String()

@@ -22,7 +22,7 @@
 // order, or an exponent has more than 18 digits.
 package jsoneq
 
-import "unsafe"
+import "github.com/dynapi/dynapi/engine/internal/jsonscan"
 
 // Equal reports whether a and b are the same JSON value, in the meaning
 // the package documents.
@@ -44,7 +44,7 @@ type Options struct {
 
 // Equal reports whether a and b are the same JSON value under o.
 func (o Options) Equal(a, b []byte) bool {
-	return o.EqualText(text(a), text(b))
+	return o.EqualText(jsonscan.View(a), jsonscan.View(b)) // read only
 }
 
 // EqualText is Equal for documents held as strings, such as gjson's Raw.
@@ -56,10 +56,4 @@ func EqualText(a, b string) bool {
 func (o Options) EqualText(a, b string) bool {
 	c := comparer{numbersAsWritten: o.NumbersAsWritten}
 	return c.top(a, b, o.Ignore)
-}
-
-// text views b as a string without copying it; the comparison only reads
-// its input and keeps nothing of it.
-func text(b []byte) string {
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }

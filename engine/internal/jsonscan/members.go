@@ -64,3 +64,18 @@ func Unquote(kraw string) string {
 // View returns b's text as a string without copying it, for walks that
 // only read it and keep nothing of it past b's life.
 func View(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// AppendQuoted appends s as a JSON string, escaped as encoding/json
+// escapes it. Most names and values are printable ASCII that needs no
+// escape, and are quoted without encoding/json.
+func AppendQuoted(b []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			out, _ := json.Marshal(s) // a string always encodes
+			return append(b, out...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
