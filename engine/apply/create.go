@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"time"
@@ -26,9 +25,12 @@ func (k *Kind) fastCreate(version, apiVersion string, obj []byte, manager string
 	if !ok || !v.plain {
 		return nil, false
 	}
-	var fields bytes.Buffer
-	fields.Grow(len(obj))
-	fields.WriteByte('{')
+	// One buffer, written in order: the entry around the field set, the
+	// field set in place.
+	out := make([]byte, 0, 192+len(apiVersion)+len(manager)+len(obj)/2)
+	out = append(out, `[{"apiVersion":`...)
+	out = jsonscan.AppendQuoted(out, apiVersion)
+	out = append(out, `,"fieldsType":"FieldsV1","fieldsV1":{`...)
 	n := 0
 	var buf [16]member
 	for _, m := range sortedMembers(gjson.Parse(jsonscan.View(obj)), buf[:0]) { // written out before it returns
@@ -40,25 +42,18 @@ func (k *Kind) fastCreate(version, apiVersion string, obj []byte, manager string
 				return nil, false
 			}
 		}
-		if !writeMember(&fields, &n, m.key, m.value, m.key == "metadata") {
+		if out, ok = writeMember(out, &n, m.key, m.value, m.key == "metadata"); !ok {
 			return nil, false
 		}
 	}
-	fields.WriteByte('}')
 	if n == 0 {
 		return nil, false // nothing to record: kube records no entry
 	}
-	var out bytes.Buffer
-	out.WriteString(`[{"apiVersion":`)
-	out.Write(quote(apiVersion))
-	out.WriteString(`,"fieldsType":"FieldsV1","fieldsV1":`)
-	out.Write(fields.Bytes())
-	out.WriteString(`,"manager":`)
-	out.Write(quote(manager))
-	out.WriteString(`,"operation":"Update","time":`)
-	out.Write(quote(now.UTC().Format(time.RFC3339)))
-	out.WriteString(`}]`)
-	return out.Bytes(), true
+	out = append(out, `},"manager":`...)
+	out = jsonscan.AppendQuoted(out, manager)
+	out = append(out, `,"operation":"Update","time":"`...)
+	out = now.UTC().AppendFormat(out, time.RFC3339)
+	return append(out, `"}]`...), true
 }
 
 // strippedMeta are the metadata fields kube-apiserver's FieldManager
@@ -81,25 +76,25 @@ func plainMetadata(m gjson.Result) bool {
 	return plain && !m.Get("annotations."+gjson.Escape(lastApplied)).Exists()
 }
 
-// writeMember writes "f:key": the node's field set into buf, the n-th
-// member. Under metadata (meta), the stripped fields are left out and the
-// metadata node itself is not recorded. It reports false for what a
-// plain create cannot hold (a null). It writes in place, and takes back
-// what a node without members wrote.
-func writeMember(buf *bytes.Buffer, n *int, key string, val gjson.Result, meta bool) bool {
+// writeMember appends "f:key": the field set of the node val to out, as
+// the n-th member. Under metadata (meta), the stripped fields
+// are left out and the metadata node itself is not recorded. It reports
+// false for what a plain create cannot hold (a null). It writes in place,
+// and takes back what a node without members wrote.
+func writeMember(out []byte, n *int, key string, val gjson.Result, meta bool) ([]byte, bool) {
 	if val.Type == gjson.Null {
-		return false
+		return out, false
 	}
-	start := buf.Len()
+	start := len(out)
 	if *n > 0 {
-		buf.WriteByte(',')
+		out = append(out, ',')
 	}
-	buf.Write(quote("f:" + key))
-	open := buf.Len()
+	out = appendField(out, key)
+	open := len(out)
 	if meta {
-		buf.WriteString(`:{`)
+		out = append(out, `:{`...)
 	} else {
-		buf.WriteString(`:{".":{},`)
+		out = append(out, `:{".":{},`...)
 	}
 	m := 0
 	if val.IsObject() {
@@ -108,23 +103,32 @@ func writeMember(buf *bytes.Buffer, n *int, key string, val gjson.Result, meta b
 			if meta && slices.Contains(strippedMeta, c.key) {
 				continue
 			}
-			if !writeMember(buf, &m, c.key, c.value, false) {
-				return false
+			var ok bool
+			if out, ok = writeMember(out, &m, c.key, c.value, false); !ok {
+				return out, false
 			}
 		}
 	}
 	switch {
 	case m == 0 && meta:
-		buf.Truncate(start) // only stripped fields: nothing recorded
-		return true
+		return out[:start], true // only stripped fields: nothing recorded
 	case m == 0:
-		buf.Truncate(open)
-		buf.WriteString(`:{}`)
+		out = append(out[:open], `:{}`...)
 	default:
-		buf.WriteByte('}')
+		out = append(out, '}')
 	}
 	*n++
-	return true
+	return out, true
+}
+
+// appendField appends "f:name", quoted as encoding/json quotes it,
+// without building the string: f:"name", whose first three bytes then
+// become "f:.
+func appendField(out []byte, name string) []byte {
+	at := len(out)
+	out = jsonscan.AppendQuoted(append(out, `f:`...), name)
+	copy(out[at:], `"f:`)
+	return out
 }
 
 // sortedMembers are an object's members in byte order of their names,

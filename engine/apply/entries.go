@@ -88,7 +88,7 @@ func (e entry) updated(added [][]string, now string) (string, bool) {
 // no sort.
 func sorted(entries []entry, own int, ownRaw, now string) []byte {
 	if len(entries) == 1 {
-		return []byte("[" + ownRaw + "]")
+		return append(append(append(make([]byte, 0, len(ownRaw)+2), '['), ownRaw...), ']')
 	}
 	type item struct {
 		raw, op, manager, version string

@@ -26,11 +26,12 @@ import (
 // Anything else (a field removed, an object or list added or changed, a
 // field another manager also owns, an entry of another apiVersion, whose
 // paths name fields as that version does) takes the full merge.
-// sent is the managedFields the request carried (nil: none); a copy of
-// live's counts as none, as kube-apiserver's decodeLiveOrNew reads it.
-func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, obj, sent []byte, manager string, now time.Time) ([]byte, bool) {
-	liveFields := gjson.GetBytes(live, "metadata.managedFields")
-	if !liveFields.IsArray() || subresource == "" && sent != nil && !bytes.Equal(sent, []byte(liveFields.Raw)) {
+// liveFields are live's managedFields. sent is the managedFields the
+// request carried (nil: none); a copy of live's counts as none, as
+// kube-apiserver's decodeLiveOrNew reads it.
+func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, liveFields, obj, sent []byte, manager string, now time.Time) ([]byte, bool) {
+	list := gjson.Parse(jsonscan.View(liveFields))
+	if !list.IsArray() || subresource == "" && sent != nil && !bytes.Equal(sent, liveFields) {
 		return nil, false
 	}
 	d := differ{addable: k.addable(version, subresource)}
@@ -42,9 +43,9 @@ func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, obj, se
 		return nil, false
 	}
 	if len(d.changed) == 0 && len(d.added) == 0 {
-		return []byte(liveFields.Raw), true
+		return liveFields, true
 	}
-	entries := readEntries(liveFields)
+	entries := readEntries(list)
 	own := -1
 	for i, e := range entries {
 		if e.apiVersion != apiVersion {

@@ -18,28 +18,30 @@ import (
 // Update records the fields manager changed in obj, a create (live nil) or
 // an update of live through version and subresource ("" or "status"), as
 // kube-apiserver's FieldManager.UpdateNoErrors does: it returns the JSON
-// of metadata.managedFields to store with obj, or nil for none. sent is
-// the managedFields the request carried (nil: none; obj's own are not
-// read): not through a subresource, they replace the recorded ones, and
-// an empty list clears them. Errors: only for an object that is not JSON,
-// or a version the kind does not have.
-func (k *Kind) Update(version, subresource string, live, obj, sent []byte, manager string) ([]byte, error) {
-	if mf, ok, err := k.Shortcut(version, subresource, live, obj, sent, manager); err != nil || ok {
+// of metadata.managedFields to store with obj, or nil for none. live's
+// managedFields are liveFields (nil: none), apart from live as the write
+// pipeline carries them; live's own are not read. sent is the
+// managedFields the request carried (nil: none; obj's own are not read):
+// not through a subresource, they replace the recorded ones, and an empty
+// list clears them. Errors: only for an object that is not JSON, or a
+// version the kind does not have.
+func (k *Kind) Update(version, subresource string, live, liveFields, obj, sent []byte, manager string) ([]byte, error) {
+	if mf, ok, err := k.Shortcut(version, subresource, live, liveFields, obj, sent, manager); err != nil || ok {
 		return mf, err
 	}
-	return k.Merge(version, subresource, live, obj, sent, manager)
+	return k.Merge(version, subresource, live, liveFields, obj, sent, manager)
 }
 
 // Shortcut is Update where its answer is known without kube-apiserver's
 // FieldManager (see fastCreate and fastUpdate), reporting whether it
 // answered. Errors: a version the kind does not have.
-func (k *Kind) Shortcut(version, subresource string, live, obj, sent []byte, manager string) ([]byte, bool, error) {
+func (k *Kind) Shortcut(version, subresource string, live, liveFields, obj, sent []byte, manager string) ([]byte, bool, error) {
 	if _, err := k.manager(version, subresource); err != nil {
 		return nil, false, err
 	}
 	apiVersion := schema.GroupVersion{Group: k.spec.Group, Version: version}.String()
 	if live != nil {
-		mf, ok := k.fastUpdate(version, apiVersion, subresource, live, obj, sent, manager, time.Now())
+		mf, ok := k.fastUpdate(version, apiVersion, subresource, live, liveFields, obj, sent, manager, time.Now())
 		return mf, ok, nil
 	}
 	if subresource == "" && sent == nil {
@@ -50,13 +52,18 @@ func (k *Kind) Shortcut(version, subresource string, live, obj, sent []byte, man
 }
 
 // Merge is Update through kube-apiserver's FieldManager alone.
-func (k *Kind) Merge(version, subresource string, live, obj, sent []byte, manager string) ([]byte, error) {
+func (k *Kind) Merge(version, subresource string, live, liveFields, obj, sent []byte, manager string) ([]byte, error) {
 	fm, err := k.manager(version, subresource)
 	if err != nil {
 		return nil, err
 	}
 	if obj, err = withManagedFields(obj, sent); err != nil {
 		return nil, err
+	}
+	if live != nil {
+		if live, err = withManagedFields(live, liveFields); err != nil {
+			return nil, err
+		}
 	}
 	return k.fullUpdate(fm, version, live, obj, manager)
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 // Parse decodes obj's metadata. Fields ObjectMeta does not know are dropped,
@@ -26,7 +27,7 @@ import (
 // wrong shape.
 func Parse(obj []byte) (*metav1.ObjectMeta, error) {
 	m := &withoutManagedFields{}
-	raw := gjson.GetBytes(obj, "metadata")
+	raw := gjson.Get(jsonscan.View(obj), "metadata") // shares obj's bytes: blankManagedFields copies
 	if !raw.Exists() || raw.Type == gjson.Null {
 		return &m.ObjectMeta, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/dynapi/dynapi/migrations"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/tidwall/gjson"
 )
 
 // migrate runs Migrate with a pool of its own, as a separate process would.
@@ -114,5 +115,33 @@ func TestLabelIndexesKeepShortPendingLists(t *testing.T) {
 	want := "[objects_label_keys gin_pending_list_limit=512 objects_labels gin_pending_list_limit=512]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("label index options = %v; want %s", got, want)
+	}
+}
+
+// TestLargeBodiesCompressWithLZ4: a body PostgreSQL compresses is
+// compressed with lz4 where the server has it (migrations/0007), with its
+// default pglz elsewhere; and it reads back as it was written.
+func TestLargeBodiesCompressWithLZ4(t *testing.T) {
+	url := pgtest.Open(t)
+	s := openStore(t, url)
+	if err := s.Migrate(context.Background(), migrations.FS); err != nil {
+		t.Fatal(err)
+	}
+	want := "pglz"
+	if lz4 := queryStrings(t, url, `SELECT 'lz4' FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)`); len(lz4) == 1 {
+		want = "lz4"
+	}
+	obj := newObject(pipes, "", "large", nil)
+	obj.Body = []byte(strings.Replace(string(obj.Body), `"size":3`, `"size":3,"text":"`+strings.Repeat("a compressible sentence. ", 400)+`"`, 1))
+	mustCreate(t, s, obj)
+	if got := queryStrings(t, url, `SELECT coalesce(pg_column_compression(body), 'none') FROM objects WHERE name = 'large'`); len(got) != 1 || got[0] != want {
+		t.Fatalf("objects.body compressed with %q, want %q", got, want)
+	}
+	if got := queryStrings(t, url, `SELECT coalesce(pg_column_compression(body), 'none') FROM events WHERE name = 'large'`); len(got) != 1 || got[0] != want {
+		t.Fatalf("events.body compressed with %q, want %q", got, want)
+	}
+	read, err := s.Get(context.Background(), obj.Key)
+	if text := gjson.GetBytes(read.Body, "spec.text").Str; err != nil || text != gjson.GetBytes(obj.Body, "spec.text").Str {
+		t.Fatalf("read back %d bytes of spec.text (%v), wrote %d", len(text), err, len(gjson.GetBytes(obj.Body, "spec.text").Str))
 	}
 }

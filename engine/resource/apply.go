@@ -30,7 +30,11 @@ func (s *Service) applyOnce(ctx context.Context, t Target, name string, patch []
 	if err := checkApplyName(t, name, patch); err != nil {
 		return Result{}, err
 	}
-	merged, err := t.Resource.Fields.Apply(t.Version.Name, t.Subresource, w.Old, patch, opts.FieldManager, opts.Force)
+	live, err := withManagedFields(w.Old, w.oldManaged)
+	if err != nil {
+		return Result{}, err
+	}
+	merged, err := t.Resource.Fields.Apply(t.Version.Name, t.Subresource, live, patch, opts.FieldManager, opts.Force)
 	if err != nil {
 		return Result{}, err
 	}

@@ -34,6 +34,9 @@ func (s *Service) store(ctx context.Context, w *Write) error {
 func (w *Write) dryRun() bool { return w.Options.DryRun || w.delete.DryRun }
 
 func (s *Service) storeCreate(ctx context.Context, w *Write) error {
+	if err := w.joinManagedFields(); err != nil {
+		return err
+	}
 	w.result.object = w.Object
 	if w.Options.DryRun {
 		return nil
@@ -85,8 +88,12 @@ func (s *Service) renameGenerated(w *Write) error {
 // kube-apiserver does; one that adds only the defaults the stored row
 // lacked (reads show them) writes them.
 func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
+	unchanged := !w.oldDefaulted && sameManaged(w.managed, w.oldManaged) && sameJSON(w.Object, w.Old)
+	if err := w.joinManagedFields(); err != nil {
+		return err
+	}
 	w.result.object = w.Object
-	if w.Options.DryRun || !w.oldDefaulted && sameJSON(w.Object, w.Old) {
+	if w.Options.DryRun || unchanged {
 		return nil
 	}
 	stored, err := toStorage(w.Target, w.Name, w.Object, w.stored.ResourceVersion, w.oldHub)

@@ -14,7 +14,7 @@ func (w *Write) Changed(field string) bool {
 	if w.Old == nil {
 		return false
 	}
-	a, b := gjson.GetBytes(w.Object, field), gjson.GetBytes(w.Old, field)
+	a, b := lookup(w.Object, field), lookup(w.Old, field)
 	if a.Type == gjson.Null && b.Type == gjson.Null {
 		return false
 	}

@@ -69,7 +69,7 @@ func yamlErrors(lines []string) string {
 // have, which kube-apiserver drops and reports.
 func unknownMeta(obj []byte) []string {
 	var out []string
-	gjson.GetBytes(obj, "metadata").ForEach(func(k, _ gjson.Result) bool {
+	lookup(obj, "metadata").ForEach(func(k, _ gjson.Result) bool {
 		if !slices.Contains(schema.ObjectMetaFields, k.Str) {
 			out = append(out, "metadata."+k.Str)
 		}

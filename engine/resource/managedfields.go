@@ -6,47 +6,67 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
 const managedFieldsPath = "metadata.managedFields"
 
-// sentManagedFields is metadata.managedFields of a request body, nil when
-// it has none.
+// sentManagedFields is metadata.managedFields of a body, nil when it has
+// none: a slice of obj's bytes, not a copy (every write replaces a body,
+// none changes one in place), capped so that an append copies.
 func sentManagedFields(obj []byte) []byte {
-	v := gjson.GetBytes(obj, managedFieldsPath)
-	if !v.Exists() {
+	v := lookup(obj, managedFieldsPath)
+	switch {
+	case !v.Exists():
 		return nil
+	case v.Index > 0:
+		return obj[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
 	}
 	return []byte(v.Raw)
 }
 
-// managedFields records in metadata.managedFields which manager set which
-// fields, as kube-apiserver's FieldManager does on every create and update
-// (patch, /status, /finalize): an Update entry for the fields this write
-// changed, or the Apply entry an apply computed. A subresource other than
-// status keeps what is recorded.
+// lookup is gjson.GetBytes without its copy of the value: the result's
+// text shares obj's bytes, which stay as they are (a write replaces a body
+// and never changes one in place). Index is the value's offset in obj.
+func lookup(obj []byte, path string) gjson.Result {
+	return gjson.Get(jsonscan.View(obj), path)
+}
+
+// managedFields decides the metadata.managedFields a write stores (in
+// w.managed), as kube-apiserver's FieldManager does on every create and
+// update (patch, /status, /finalize): an Update entry for the fields this
+// write changed, or the Apply entry an apply computed. A subresource other
+// than status keeps what is recorded.
+//
+// The list travels beside the object, not inside it: the stored one was
+// cut off the object it was read with (w.oldManaged), a body's own was
+// read once (w.sentFields) and metadata is written without it, and the
+// store joins w.managed to the object it writes. So no stage but this one
+// reads, compares or copies those bytes (often a quarter of an object).
 func managedFields(_ *Service, w *Write) error {
 	k := w.Target.Resource.Fields
 	switch {
 	case w.applied:
-		return w.setManagedFields(w.managed)
+		return nil
 	case k == nil, w.Target.Subresource != "" && w.Target.Subresource != "status":
-		return w.setManagedFields(sentManagedFields(w.Old))
+		w.managed = w.oldManaged
+		return nil
 	}
 	version, sub, manager := w.Target.Version.Name, w.Target.Subresource, w.Options.FieldManager
-	mf, ok, err := k.Shortcut(version, sub, w.Old, w.Object, w.sentFields, manager)
+	mf, ok, err := k.Shortcut(version, sub, w.Old, w.oldManaged, w.Object, w.sentFields, manager)
 	switch {
 	case err != nil:
 		return err
 	case ok:
-		return w.setManagedFields(mf)
+		w.managed = mf
+		return nil
 	case w.unchangedForFields():
-		return w.setManagedFields(sentManagedFields(w.Old))
+		w.managed = w.oldManaged
+		return nil
 	}
-	if mf, err = k.Merge(version, sub, w.Old, w.Object, w.sentFields, manager); err != nil {
-		return err
-	}
-	return w.setManagedFields(mf)
+	w.managed, err = k.Merge(version, sub, w.Old, w.oldManaged, w.Object, w.sentFields, manager)
+	return err
 }
 
 // unchangedForFields reports whether an update changes nothing that
@@ -59,38 +79,101 @@ func (w *Write) unchangedForFields() bool {
 	if w.Operation != UpdateOperation || w.sentFields != nil && w.Target.Subresource == "" {
 		return false
 	}
-	return sameJSON(w.Object, w.Old, "metadata") && sameJSON([]byte(gjson.GetBytes(w.Object, "metadata").Raw),
-		[]byte(gjson.GetBytes(w.Old, "metadata").Raw), "managedFields", "resourceVersion", "generation")
+	return sameJSON(w.Object, w.Old, "metadata") && sameJSON(MetadataOf(w.Object), MetadataOf(w.Old),
+		"resourceVersion", "generation")
 }
 
-// setManagedFields sets metadata.managedFields of w.Object to mf, or
-// removes them when mf is nil. The list is written where it lies, or at
+// withManagedFields is obj with mf as its metadata.managedFields, or
+// without them when mf is nil. The list is written where it lies, or at
 // the end of metadata: a copy of the object, not sjson's search and
-// rewrite, on every write.
-func (w *Write) setManagedFields(mf []byte) error {
-	cur := gjson.GetBytes(w.Object, managedFieldsPath)
-	meta := gjson.GetBytes(w.Object, "metadata")
+// rewrite; and no copy at all when it is there already.
+func withManagedFields(obj, mf []byte) ([]byte, error) {
+	meta := lookup(obj, "metadata")
+	var cur gjson.Result
+	if meta.IsObject() {
+		cur = meta.Get("managedFields")
+	}
 	switch {
 	case mf == nil && !cur.Exists():
-		return nil
-	case mf != nil && cur.Index > 0:
-		w.Object = splice(w.Object, cur.Index, len(cur.Raw), mf)
-		return nil
-	case mf != nil && !cur.Exists() && meta.IsObject() && meta.Index > 0:
-		end := meta.Index + len(meta.Raw) - 1 // its closing brace
-		member := append([]byte(`"managedFields":`), mf...)
-		if strings.TrimSpace(meta.Raw[1:len(meta.Raw)-1]) != "" {
-			member = append([]byte{','}, member...)
+		return obj, nil
+	case mf != nil && cur.Exists() && cur.Index > 0:
+		if cur.Raw == string(mf) {
+			return obj, nil
 		}
-		w.Object = splice(w.Object, end, 0, member)
-		return nil
+		return splice(obj, cur.Index, len(cur.Raw), mf), nil
+	case mf != nil && !cur.Exists() && meta.Index > 0:
+		end := meta.Index + len(meta.Raw) - 1 // its closing brace
+		const key = `"managedFields":`
+		out := make([]byte, 0, len(obj)+1+len(key)+len(mf))
+		out = append(out, obj[:end]...)
+		if strings.TrimSpace(meta.Raw[1:len(meta.Raw)-1]) != "" {
+			out = append(out, ',')
+		}
+		out = append(append(out, key...), mf...)
+		return append(out, obj[end:]...), nil
 	}
-	out, err := setRaw(w.Object, managedFieldsPath, mf)
-	if err != nil {
-		return err
+	return setRaw(obj, managedFieldsPath, mf)
+}
+
+// cutManagedFields splits metadata.managedFields off obj: obj without
+// them (a copy; obj itself is left as it is), and the list, a slice of
+// obj's bytes (nil: none).
+func cutManagedFields(obj []byte) ([]byte, []byte, error) {
+	mf := sentManagedFields(obj)
+	if mf == nil {
+		return obj, nil, nil
 	}
-	w.Object = out
-	return nil
+	v := lookup(obj, managedFieldsPath)
+	start, end, ok := memberBounds(obj, `"managedFields"`, v.Index, v.Index+len(v.Raw))
+	if !ok {
+		rest, err := setRaw(obj, managedFieldsPath, nil)
+		return rest, mf, err
+	}
+	return splice(obj, start, end-start, nil), mf, nil
+}
+
+// memberBounds widens the value at obj[from:to] to its member: the key
+// (whose JSON text must be key, as written) and one comma beside it, the
+// one before if there is one. false when the bytes are not laid out so.
+func memberBounds(obj []byte, key string, from, to int) (int, int, bool) {
+	i := skipSpaceBack(obj, from)
+	if from <= 0 || i <= 0 || obj[i-1] != ':' {
+		return 0, 0, false
+	}
+	i = skipSpaceBack(obj, i-1)
+	if i < len(key) || string(obj[i-len(key):i]) != key {
+		return 0, 0, false
+	}
+	start, end := i-len(key), to
+	if j := skipSpaceBack(obj, start); j > 0 && obj[j-1] == ',' {
+		return j - 1, end, true
+	}
+	if j := jsonscan.SkipSpace(jsonscan.View(obj), end); j < len(obj) && obj[j] == ',' {
+		return start, j + 1, true
+	}
+	return start, end, true
+}
+
+// skipSpaceBack returns the index just past the last byte before i that
+// is not JSON whitespace.
+func skipSpaceBack(b []byte, i int) int {
+	for i > 0 && (b[i-1] == ' ' || b[i-1] == '\n' || b[i-1] == '\r' || b[i-1] == '\t') {
+		i--
+	}
+	return i
+}
+
+// sameManaged reports whether two managedFields lists (nil: none) are
+// the same JSON.
+func sameManaged(a, b []byte) bool {
+	return (a == nil) == (b == nil) && (a == nil || sameJSON(a, b))
+}
+
+// joinManagedFields writes w.managed into w.Object, as the store writes it.
+func (w *Write) joinManagedFields() error {
+	obj, err := withManagedFields(w.Object, w.managed)
+	w.Object = obj
+	return err
 }
 
 // splice is obj with n bytes at i replaced by with, in a new slice.

@@ -84,7 +84,17 @@ func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType strin
 		problems := jsonPatchFields(patch)
 		w.report(problems, problems)
 	}
-	patched, err := applyPatch(t, patchType, w.Old, patch)
+	// A merge patch applies to the object without its managedFields as it
+	// would to the whole: what it says of managedFields (a list, null) is
+	// the result's whole list either way. JSON and strategic merge patches
+	// may address the list's items, so they get the whole object.
+	old := w.Old
+	if patchType != MergePatch {
+		if old, err = withManagedFields(w.Old, w.oldManaged); err != nil {
+			return Result{}, err
+		}
+	}
+	patched, err := applyPatch(t, patchType, old, patch)
 	if err != nil {
 		return Result{}, err
 	}

@@ -38,10 +38,10 @@ var stages = []stage{
 	{"strategy", DeleteOperation, prepareDelete},
 	{"admit", writes, admitStage},                // prune, default, validate with ratcheting
 	{"validationRules", writes, validationRules}, // CEL, list types, embedded resources
-	{"managedFields", writes, managedFields},
 	{"strategyValidation", writes, validateByStrategy},
 	{"authorizeWrite", writes, authorizeByStrategy},
 	{"generation", UpdateOperation, generation},
+	{"managedFields", writes, managedFields}, // last: the store joins what it decides
 }
 
 // run passes w through every stage of its operation, then stores it

@@ -3,8 +3,6 @@ package resource
 import (
 	"context"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/dynapi/dynapi/engine"
 )
 
@@ -58,7 +56,7 @@ func (s *Service) ListMetadata(ctx context.Context, t Target, opts engine.ListOp
 // MetadataOf is obj's metadata as JSON, sliced out of obj without a
 // copy; {} when absent.
 func MetadataOf(obj []byte) []byte {
-	m := gjson.GetBytes(obj, "metadata")
+	m := lookup(obj, "metadata")
 	if !m.IsObject() {
 		return []byte("{}")
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
@@ -163,7 +162,7 @@ func generation(_ *Service, w *Write) error {
 	if sameJSON(w.Object, w.Old, ignore...) {
 		return nil
 	}
-	out, err := sjson.SetBytes(w.Object, "metadata.generation", gjson.GetBytes(w.Old, "metadata.generation").Int()+1)
+	out, err := sjson.SetBytes(w.Object, "metadata.generation", lookup(w.Old, "metadata.generation").Int()+1)
 	if err != nil {
 		return fmt.Errorf("bump generation: %w", err)
 	}

@@ -48,6 +48,9 @@ func (s *Service) loadForUpdate(ctx context.Context, t Target, name string, opts
 	if w.Old, err = hubIn(t.Resource, w.oldHub, t.Version); err != nil {
 		return nil, err
 	}
+	if w.Old, w.oldManaged, err = cutManagedFields(w.Old); err != nil {
+		return nil, err
+	}
 	w.OldMeta, err = meta.Parse(w.Old)
 	return w, err
 }

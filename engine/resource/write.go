@@ -38,7 +38,8 @@ type Write struct {
 	Object []byte
 	Meta   *metav1.ObjectMeta
 	// Old is the stored object in the target's version (nil on create),
-	// OldMeta its metadata.
+	// without its managedFields (see the managedFields stage), OldMeta its
+	// metadata.
 	Old     []byte
 	OldMeta *metav1.ObjectMeta
 	Options WriteOptions
@@ -64,10 +65,13 @@ type Write struct {
 	// sentFields is metadata.managedFields as the client sent it (nil when
 	// absent): an empty list clears them.
 	sentFields []byte
-	// applied says Object is the merge of an apply patch, with managed
-	// the managedFields the apply computed.
-	applied bool
-	managed []byte
+	// oldManaged is the stored metadata.managedFields, cut off Old (nil:
+	// none); managed is the list the write stores, joined to Object by
+	// the store. applied says Object is the merge of an apply patch, and
+	// managed the list the apply computed.
+	oldManaged []byte
+	managed    []byte
+	applied    bool
 	// strict are the decoding problems a Strict write is refused for.
 	strict []string
 }
