@@ -156,7 +156,7 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 				sent = []byte(tt.sent)
 			}
 			now := time.Now()
-			fast, ok := tt.kind.fastUpdate("v1", "example.com/v1", "", live, fieldsOf(live), tt.obj, sent, tt.manager, now)
+			fast, ok, _ := tt.kind.fastUpdate("v1", "example.com/v1", "", live, fieldsOf(live), tt.obj, sent, tt.manager, now)
 			if ok != tt.fast {
 				t.Fatalf("fast path taken: %v, want %v", ok, tt.fast)
 			}
@@ -182,7 +182,7 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fast, ok = tt.kind.fastUpdate("v1", "example.com/v1", "", reordered, fieldsOf(reordered), tt.obj, nil, tt.manager, now); !ok || !sameEntries(t, fast, full) {
+			if fast, ok, _ = tt.kind.fastUpdate("v1", "example.com/v1", "", reordered, fieldsOf(reordered), tt.obj, nil, tt.manager, now); !ok || !sameEntries(t, fast, full) {
 				t.Fatalf("from jsonb's order (%v): fast %s\nfull %s", ok, fast, full)
 			}
 		})

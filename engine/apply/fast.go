@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 )
 
@@ -29,53 +30,76 @@ import (
 // liveFields are live's managedFields. sent is the managedFields the
 // request carried (nil: none); a copy of live's counts as none, as
 // kube-apiserver's decodeLiveOrNew reads it.
-func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, liveFields, obj, sent []byte, manager string, now time.Time) ([]byte, bool) {
-	list := gjson.Parse(jsonscan.View(liveFields))
-	if !list.IsArray() || subresource == "" && sent != nil && !bytes.Equal(sent, liveFields) {
-		return nil, false
-	}
+func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, liveFields, obj, sent []byte, manager string, now time.Time) ([]byte, bool, Diff) {
 	d := differ{addable: k.addable(version, subresource)}
 	// Views of the bytes, not copies: nothing the walk keeps outlives this
 	// call but the paths' names, which fastUpdate copies into its answer.
 	// The path has room for a deep object, so that the walk appends to it
 	// without allocating at each level.
-	if !d.object(gjson.Parse(jsonscan.View(live)), gjson.Parse(jsonscan.View(obj)), make([]string, 0, 16)) {
-		return nil, false
+	d.Complete = d.object(gjson.Parse(jsonscan.View(live)), gjson.Parse(jsonscan.View(obj)), make([]string, 0, 16))
+	list := gjson.Parse(jsonscan.View(liveFields))
+	if !d.Complete || !list.IsArray() || subresource == "" && sent != nil && !bytes.Equal(sent, liveFields) {
+		return nil, false, d.Diff
 	}
-	if len(d.changed) == 0 && len(d.added) == 0 {
-		return liveFields, true
+	if len(d.Changed) == 0 && len(d.Added) == 0 {
+		return liveFields, true, d.Diff
 	}
 	entries := readEntries(list)
 	own := -1
 	for i, e := range entries {
 		if e.apiVersion != apiVersion {
-			return nil, false // its fields have other names: see TestFastUpdateAcrossVersions
+			return nil, false, d.Diff // its fields have other names: see TestFastUpdateAcrossVersions
 		}
 		if e.manager == manager && e.operation == "Update" && e.subresource == subresource {
 			own = i
 		}
 	}
-	if own < 0 || !ownership(entries, own, d) {
-		return nil, false
+	if own < 0 || !ownership(entries, own, d.Diff) {
+		return nil, false, d.Diff
 	}
 	stamp := now.UTC().Format(time.RFC3339)
-	ownRaw, ok := entries[own].updated(d.added, stamp)
+	ownRaw, ok := entries[own].updated(d.Added, stamp)
 	if !ok {
-		return nil, false
+		return nil, false, d.Diff
 	}
-	return sorted(entries, own, ownRaw, stamp), true
+	return sorted(entries, own, ownRaw, stamp), true, d.Diff
+}
+
+// Diff is what the update shortcut's walk of the stored object and the
+// update found (metadata's server-owned members aside): the paths of the
+// scalar values the update replaces, and of the members it adds with
+// their members. Complete says these are all its differences; otherwise
+// the walk met one it does not name (a list or object replaced or
+// changed, a member removed, a null), and the update may differ anywhere.
+type Diff struct {
+	Complete       bool
+	Changed, Added [][]string
+}
+
+// Outside reports whether a complete Diff changes something outside the
+// top-level members named: the one walk of both objects tells the write
+// pipeline whether to bump metadata.generation, too.
+func (d Diff) Outside(names ...string) bool {
+	for _, paths := range [][][]string{d.Changed, d.Added} {
+		for _, p := range paths {
+			if !slices.Contains(names, p[0]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ownership reports whether entries[own] alone owns every changed path,
 // and no entry owns an added one.
-func ownership(entries []entry, own int, d differ) bool {
+func ownership(entries []entry, own int, d Diff) bool {
 	for i, e := range entries {
-		for _, p := range d.changed {
+		for _, p := range d.Changed {
 			if owns(e.fields, p) != (i == own) {
 				return false
 			}
 		}
-		for _, p := range d.added {
+		for _, p := range d.Added {
 			if owns(e.fields, p) {
 				return false
 			}
@@ -112,8 +136,7 @@ var serverMeta = []string{"managedFields", "resourceVersion", "generation"}
 // knows the answer for.
 type differ struct {
 	addable func(path []string) bool
-	changed [][]string // scalar values replaced
-	added   [][]string // members added, and their members
+	Diff
 }
 
 // object compares two values at path; false for a difference the
@@ -156,7 +179,7 @@ func (d *differ) add(path []string, v gjson.Result) bool {
 	if !d.addable(path) || !isScalar(v) && !v.IsObject() {
 		return false
 	}
-	d.added = append(d.added, path)
+	d.Added = append(d.Added, path)
 	if !v.IsObject() {
 		return true
 	}
@@ -172,13 +195,20 @@ func (d *differ) add(path []string, v gjson.Result) bool {
 }
 
 // scalar compares two values of which one at least is not an object.
+// Text that differs but holds the same value (a string escaped otherwise)
+// is no change, as the pipeline's comparisons judge it.
 func (d *differ) scalar(a, b gjson.Result, path []string) bool {
-	if !isScalar(a) || !isScalar(b) {
+	switch {
+	case !isScalar(a) || !isScalar(b):
 		return false // an object or list replaced or changed
+	case !sameScalar.EqualText(a.Raw, b.Raw):
+		d.Changed = append(d.Changed, slices.Clone(path))
 	}
-	d.changed = append(d.changed, slices.Clone(path))
 	return true
 }
+
+// sameScalar compares two scalars as engine/resource's comparisons do.
+var sameScalar = jsoneq.Options{NumbersAsWritten: true}
 
 // skip: metadata's server-owned members are not compared.
 func (d *differ) skip(path []string, key string) bool {

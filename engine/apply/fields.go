@@ -26,7 +26,7 @@ import (
 // list clears them. Errors: only for an object that is not JSON, or a
 // version the kind does not have.
 func (k *Kind) Update(version, subresource string, live, liveFields, obj, sent []byte, manager string) ([]byte, error) {
-	if mf, ok, err := k.Shortcut(version, subresource, live, liveFields, obj, sent, manager); err != nil || ok {
+	if mf, ok, _, err := k.Shortcut(version, subresource, live, liveFields, obj, sent, manager); err != nil || ok {
 		return mf, err
 	}
 	return k.Merge(version, subresource, live, liveFields, obj, sent, manager)
@@ -34,21 +34,22 @@ func (k *Kind) Update(version, subresource string, live, liveFields, obj, sent [
 
 // Shortcut is Update where its answer is known without kube-apiserver's
 // FieldManager (see fastCreate and fastUpdate), reporting whether it
-// answered. Errors: a version the kind does not have.
-func (k *Kind) Shortcut(version, subresource string, live, liveFields, obj, sent []byte, manager string) ([]byte, bool, error) {
+// answered, and for an update what its walk of both objects found.
+// Errors: a version the kind does not have.
+func (k *Kind) Shortcut(version, subresource string, live, liveFields, obj, sent []byte, manager string) ([]byte, bool, Diff, error) {
 	if _, err := k.manager(version, subresource); err != nil {
-		return nil, false, err
+		return nil, false, Diff{}, err
 	}
 	apiVersion := schema.GroupVersion{Group: k.spec.Group, Version: version}.String()
 	if live != nil {
-		mf, ok := k.fastUpdate(version, apiVersion, subresource, live, liveFields, obj, sent, manager, time.Now())
-		return mf, ok, nil
+		mf, ok, diff := k.fastUpdate(version, apiVersion, subresource, live, liveFields, obj, sent, manager, time.Now())
+		return mf, ok, diff, nil
 	}
 	if subresource == "" && sent == nil {
 		mf, ok := k.fastCreate(version, apiVersion, obj, manager, time.Now())
-		return mf, ok, nil
+		return mf, ok, Diff{}, nil
 	}
-	return nil, false, nil
+	return nil, false, Diff{}, nil
 }
 
 // Merge is Update through kube-apiserver's FieldManager alone.

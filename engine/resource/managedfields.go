@@ -44,6 +44,8 @@ func lookup(obj []byte, path string) gjson.Result {
 // read once (w.sentFields) and metadata is written without it, and the
 // store joins w.managed to the object it writes. So no stage but this one
 // reads, compares or copies those bytes (often a quarter of an object).
+// The shortcut's walk of the stored object and the update also tells the
+// generation stage what changed (w.diff), which then compares nothing.
 func managedFields(_ *Service, w *Write) error {
 	k := w.Target.Resource.Fields
 	switch {
@@ -54,7 +56,8 @@ func managedFields(_ *Service, w *Write) error {
 		return nil
 	}
 	version, sub, manager := w.Target.Version.Name, w.Target.Subresource, w.Options.FieldManager
-	mf, ok, err := k.Shortcut(version, sub, w.Old, w.oldManaged, w.Object, w.sentFields, manager)
+	mf, ok, diff, err := k.Shortcut(version, sub, w.Old, w.oldManaged, w.Object, w.sentFields, manager)
+	w.diff = diff
 	switch {
 	case err != nil:
 		return err

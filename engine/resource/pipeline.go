@@ -40,8 +40,8 @@ var stages = []stage{
 	{"validationRules", writes, validationRules}, // CEL, list types, embedded resources
 	{"strategyValidation", writes, validateByStrategy},
 	{"authorizeWrite", writes, authorizeByStrategy},
+	{"managedFields", writes, managedFields}, // decided here, joined to the object by the store
 	{"generation", UpdateOperation, generation},
-	{"managedFields", writes, managedFields}, // last: the store joins what it decides
 }
 
 // run passes w through every stage of its operation, then stores it

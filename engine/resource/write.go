@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/apply"
 	"github.com/dynapi/dynapi/engine/schema"
 )
 
@@ -72,6 +73,9 @@ type Write struct {
 	oldManaged []byte
 	managed    []byte
 	applied    bool
+	// diff is what the managedFields shortcut's walk of Old and Object
+	// found, when it walked them (see apply.Diff).
+	diff apply.Diff
 	// strict are the decoding problems a Strict write is refused for.
 	strict []string
 }
