@@ -69,11 +69,17 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // records the simple way.
 func plainMetadata(m gjson.Result) bool {
 	plain := m.IsObject()
-	m.ForEach(func(k, _ gjson.Result) bool {
+	m.ForEach(func(k, v gjson.Result) bool {
 		plain = slices.Contains(strippedMeta, k.Str) || slices.Contains(plainMeta, k.Str)
+		if plain && k.Str == "annotations" {
+			v.ForEach(func(a, _ gjson.Result) bool {
+				plain = a.Str != lastApplied
+				return plain
+			})
+		}
 		return plain
 	})
-	return plain && !m.Get("annotations."+gjson.Escape(lastApplied)).Exists()
+	return plain
 }
 
 // writeMember appends "f:key": the field set of the node val to out, as

@@ -122,17 +122,17 @@ func withManagedFields(obj, mf []byte) ([]byte, error) {
 // them (a copy; obj itself is left as it is), and the list, a slice of
 // obj's bytes (nil: none).
 func cutManagedFields(obj []byte) ([]byte, []byte, error) {
-	mf := sentManagedFields(obj)
-	if mf == nil {
+	v := lookup(obj, managedFieldsPath)
+	if !v.Exists() {
 		return obj, nil, nil
 	}
-	v := lookup(obj, managedFieldsPath)
-	start, end, ok := memberBounds(obj, `"managedFields"`, v.Index, v.Index+len(v.Raw))
+	to := v.Index + len(v.Raw)
+	start, end, ok := memberBounds(obj, `"managedFields"`, v.Index, to)
 	if !ok {
 		rest, err := setRaw(obj, managedFieldsPath, nil)
-		return rest, mf, err
+		return rest, []byte(v.Raw), err
 	}
-	return splice(obj, start, end-start, nil), mf, nil
+	return splice(obj, start, end-start, nil), obj[v.Index:to:to], nil
 }
 
 // memberBounds widens the value at obj[from:to] to its member: the key
