@@ -3,6 +3,7 @@ package apply
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -246,8 +247,7 @@ func find(ms []member, key string) (gjson.Result, bool) {
 func owns(fields gjson.Result, path []string) bool {
 	node := fields
 	for _, k := range path {
-		node = node.Get(gjson.Escape("f:" + k))
-		if !node.Exists() {
+		if node = fieldOf(node, k); !node.Exists() {
 			return false
 		}
 		if node.Raw == "{}" {
@@ -255,4 +255,19 @@ func owns(fields gjson.Result, path []string) bool {
 		}
 	}
 	return true
+}
+
+// fieldOf is the member "f:name" of a field set's node (none when it has
+// none), found without building the name: every update asks it for each
+// path it changed, of each entry.
+func fieldOf(node gjson.Result, name string) gjson.Result {
+	var found gjson.Result
+	node.ForEach(func(k, v gjson.Result) bool {
+		if len(k.Str) == len(name)+2 && strings.HasPrefix(k.Str, "f:") && k.Str[2:] == name {
+			found = v
+			return false
+		}
+		return true
+	})
+	return found
 }
