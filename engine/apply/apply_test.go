@@ -72,7 +72,7 @@ func TestUpdateRecordsChangedFields(t *testing.T) {
 	}
 	live := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","managedFields":` + string(mf) + `},"spec":{"replicas":1}}`)
 	upd := []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"replicas":1,"color":"red"}}`)
-	mf2, err := k.Update("v1", "", live, fieldsOf(live), upd, nil, "painter")
+	mf2, err := k.Update("v1", "", live, ManagedFieldsOf(live), upd, nil, "painter")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestUpdateRecordsChangedFields(t *testing.T) {
 	if len(r.Array()) != 2 || r.Get("1.manager").Str != "painter" || !r.Get("1.fieldsV1.f:spec.f:color").Exists() {
 		t.Fatalf("managedFields = %s", mf2)
 	}
-	if mf3, err := k.Update("v1", "", live, fieldsOf(live), live, []byte(`[]`), "x"); err != nil || mf3 != nil {
+	if mf3, err := k.Update("v1", "", live, ManagedFieldsOf(live), live, []byte(`[]`), "x"); err != nil || mf3 != nil {
 		t.Fatalf("reset: %s %v", mf3, err)
 	}
 }
@@ -104,11 +104,11 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 			obj     []byte
 			manager string
 		}{{obj("1", "red", ""), "alice"}, {obj("1", "red", `,"tags":["x"]`), "bob"}} {
-			mf, err := k.Update("v1", "", live, fieldsOf(live), step.obj, nil, step.manager)
+			mf, err := k.Update("v1", "", live, ManagedFieldsOf(live), step.obj, nil, step.manager)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if live, err = withManagedFields(step.obj, mf); err != nil {
+			if live, err = WithManagedFields(step.obj, mf); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -156,7 +156,7 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 				sent = []byte(tt.sent)
 			}
 			now := time.Now()
-			fast, ok, _ := tt.kind.fastUpdate("v1", "example.com/v1", "", live, fieldsOf(live), tt.obj, sent, tt.manager, now)
+			fast, ok, _ := tt.kind.fastUpdate("v1", "example.com/v1", "", live, ManagedFieldsOf(live), tt.obj, sent, tt.manager, now)
 			if ok != tt.fast {
 				t.Fatalf("fast path taken: %v, want %v", ok, tt.fast)
 			}
@@ -164,7 +164,7 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			withSent, err := withManagedFields(tt.obj, sent)
+			withSent, err := WithManagedFields(tt.obj, sent)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,11 +178,11 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 			if stripTimes(fast) != stripTimes(full) {
 				t.Fatalf("fast %s\nfull %s", fast, full)
 			}
-			reordered, err := withManagedFields(live, []byte(reorder(gjson.GetBytes(live, "metadata.managedFields").Raw)))
+			reordered, err := WithManagedFields(live, []byte(reorder(gjson.GetBytes(live, "metadata.managedFields").Raw)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fast, ok, _ = tt.kind.fastUpdate("v1", "example.com/v1", "", reordered, fieldsOf(reordered), tt.obj, nil, tt.manager, now); !ok || !sameEntries(t, fast, full) {
+			if fast, ok, _ = tt.kind.fastUpdate("v1", "example.com/v1", "", reordered, ManagedFieldsOf(reordered), tt.obj, nil, tt.manager, now); !ok || !sameEntries(t, fast, full) {
 				t.Fatalf("from jsonb's order (%v): fast %s\nfull %s", ok, fast, full)
 			}
 		})
@@ -222,7 +222,7 @@ func TestFastUpdateAcrossVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withMF, err := withManagedFields(v2("x"), mf)
+	withMF, err := WithManagedFields(v2("x"), mf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestFastUpdateAcrossVersions(t *testing.T) {
 	if live, err = k.spec.Convert(shared, "v1", "v2"); err != nil {
 		t.Fatal(err)
 	}
-	mf, err = k.Update("v2", "", live, fieldsOf(live), v2("y"), nil, "bob")
+	mf, err = k.Update("v2", "", live, ManagedFieldsOf(live), v2("y"), nil, "bob")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,14 +278,4 @@ func renamingKind() *Kind {
 			out := strings.Replace(string(obj), `"`+names[0]+`"`, `"`+names[1]+`"`, 1)
 			return []byte(strings.Replace(out, `"example.com/`+from+`"`, `"example.com/`+to+`"`, 1)), nil
 		}})
-}
-
-// fieldsOf is the managedFields of live (nil: none), which the pipeline
-// carries apart from the object.
-func fieldsOf(live []byte) []byte {
-	v := gjson.GetBytes(live, "metadata.managedFields")
-	if !v.Exists() {
-		return nil
-	}
-	return []byte(v.Raw)
 }

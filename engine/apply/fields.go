@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tidwall/sjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -58,30 +57,15 @@ func (k *Kind) Merge(version, subresource string, live, liveFields, obj, sent []
 	if err != nil {
 		return nil, err
 	}
-	if obj, err = withManagedFields(obj, sent); err != nil {
+	if obj, err = WithManagedFields(obj, sent); err != nil {
 		return nil, err
 	}
 	if live != nil {
-		if live, err = withManagedFields(live, liveFields); err != nil {
+		if live, err = WithManagedFields(live, liveFields); err != nil {
 			return nil, err
 		}
 	}
 	return k.fullUpdate(fm, version, live, obj, manager)
-}
-
-// withManagedFields is obj with metadata.managedFields set to mf, or
-// without them when mf is nil.
-func withManagedFields(obj, mf []byte) ([]byte, error) {
-	var err error
-	if mf == nil {
-		obj, err = sjson.DeleteBytes(obj, "metadata.managedFields")
-	} else {
-		obj, err = sjson.SetRawBytes(obj, "metadata.managedFields", mf)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("set managedFields: %w", err)
-	}
-	return obj, nil
 }
 
 // fullUpdate is Update through kube-apiserver's FieldManager.

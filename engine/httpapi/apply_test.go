@@ -157,10 +157,23 @@ func TestManagedFieldsOnUpdates(t *testing.T) {
 	if !strings.Contains(r.get("details.causes.0.message").Str, `"kubectl"`) {
 		t.Fatalf("conflict: %s", r)
 	}
+	// A JSON patch may address the list's entries: it applies to the whole
+	// object, managedFields with it, though the pipeline carries them apart.
+	r = s.mustDo(http.StatusOK, http.MethodPatch, shopWidgets+"/u", "application/json-patch+json",
+		`[{"op":"test","path":"/metadata/managedFields/0/manager","value":"kubectl"},`+
+			`{"op":"replace","path":"/metadata/managedFields/0/manager","value":"renamed"}]`)
+	if managers(r) != "maker/Update,renamed/Update" {
+		t.Fatalf("JSON patch of an entry: %s", r)
+	}
 	// managedFields: [] clears them.
 	cur := s.mustDo(http.StatusOK, http.MethodGet, shopWidgets+"/u", "", "")
 	r = s.mustDo(http.StatusOK, http.MethodPatch, shopWidgets+"/u", "application/merge-patch+json", `{"metadata":{"managedFields":[]}}`)
 	if r.get("metadata.managedFields").Exists() {
 		t.Fatalf("reset: %s (was %s)", r, cur.get("metadata.managedFields").Raw)
+	}
+	// A write that changes only the list is stored: a new resourceVersion.
+	if got := s.mustDo(http.StatusOK, http.MethodGet, shopWidgets+"/u", "", ""); got.get("metadata.managedFields").Exists() ||
+		got.get("metadata.resourceVersion").Str == cur.get("metadata.resourceVersion").Str {
+		t.Fatalf("reset not stored: %s (was %s)", got, cur)
 	}
 }

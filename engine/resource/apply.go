@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/apply"
 )
 
 // ApplyPatch is server-side apply's patch type. Its CBOR form,
@@ -30,7 +31,7 @@ func (s *Service) applyOnce(ctx context.Context, t Target, name string, patch []
 	if err := checkApplyName(t, name, patch); err != nil {
 		return Result{}, err
 	}
-	live, err := withManagedFields(w.Old, w.oldManaged)
+	live, err := apply.WithManagedFields(w.Old, w.oldManaged)
 	if err != nil {
 		return Result{}, err
 	}
@@ -42,7 +43,7 @@ func (s *Service) applyOnce(ctx context.Context, t Target, name string, patch []
 		return Result{}, err
 	}
 	w.Object, w.patched, w.applied = merged, true, true
-	w.managed = sentManagedFields(merged)
+	w.managed = apply.ManagedFieldsOf(merged)
 	res, err := s.run(ctx, w)
 	return Result{Object: res.object, Warnings: w.Warnings}, err
 }
@@ -64,7 +65,7 @@ func (s *Service) applyCreate(ctx context.Context, t Target, name string, patch 
 		return Result{}, err
 	}
 	w := &Write{Target: t, Operation: CreateOperation, Object: obj, Options: opts, Warnings: warnings,
-		patched: true, applied: true, managed: sentManagedFields(obj)}
+		patched: true, applied: true, managed: apply.ManagedFieldsOf(obj)}
 	res, err := s.run(ctx, w)
 	if engine.ErrorCode(err) == engine.CodeAlreadyExists {
 		return Result{}, engine.NewConflict(t.GroupResource(), name, conflictReason)

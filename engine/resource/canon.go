@@ -1,6 +1,11 @@
 package resource
 
-import "github.com/dynapi/dynapi/engine/internal/jsoneq"
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+)
 
 // sameJSON reports whether a and b are the same JSON value, key order and
 // whitespace aside, once the top-level fields in ignore are removed.
@@ -11,4 +16,11 @@ import "github.com/dynapi/dynapi/engine/internal/jsoneq"
 // scale), so 1 → 1.0 is a change a reader would see.
 func sameJSON(a, b []byte, ignore ...string) bool {
 	return jsoneq.Options{Ignore: ignore, NumbersAsWritten: true}.Equal(a, b)
+}
+
+// lookup is gjson.GetBytes without its copy of the value: the result's
+// text shares obj's bytes, which stay as they are (a write replaces a body
+// and never changes one in place). Index is the value's offset in obj.
+func lookup(obj []byte, path string) gjson.Result {
+	return gjson.Get(jsonscan.View(obj), path)
 }

@@ -14,6 +14,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/apply"
 	"github.com/dynapi/dynapi/engine/schema"
 )
 
@@ -90,7 +91,7 @@ func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType strin
 	// may address the list's items, so they get the whole object.
 	old := w.Old
 	if patchType != MergePatch {
-		if old, err = withManagedFields(w.Old, w.oldManaged); err != nil {
+		if old, err = apply.WithManagedFields(w.Old, w.oldManaged); err != nil {
 			return Result{}, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/apply"
 	"github.com/dynapi/dynapi/engine/jsonguard"
 	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/dynapi/dynapi/engine/schema"
@@ -32,7 +33,7 @@ func typeMeta(_ *Service, w *Write) error { return checkTypeMeta(w.Target, w.Obj
 
 // createMeta reads the new object's metadata and fills what the server owns.
 func createMeta(s *Service, w *Write) error {
-	w.sentFields = sentManagedFields(w.Object)
+	w.sentFields = apply.ManagedFieldsOf(w.Object)
 	m, err := parseMeta(w.Target, w.Object)
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func createMeta(s *Service, w *Write) error {
 // the resourceVersion it was read at, its uid) and carries over the
 // metadata only the server may change.
 func updateMeta(_ *Service, w *Write) error {
-	w.sentFields = sentManagedFields(w.Object)
+	w.sentFields = apply.ManagedFieldsOf(w.Object)
 	m, err := parseMeta(w.Target, w.Object)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/apply"
 	"github.com/dynapi/dynapi/engine/meta"
 )
 
@@ -48,7 +49,7 @@ func (s *Service) loadForUpdate(ctx context.Context, t Target, name string, opts
 	if w.Old, err = hubIn(t.Resource, w.oldHub, t.Version); err != nil {
 		return nil, err
 	}
-	if w.Old, w.oldManaged, err = cutManagedFields(w.Old); err != nil {
+	if w.Old, w.oldManaged, err = apply.CutManagedFields(w.Old); err != nil {
 		return nil, err
 	}
 	w.OldMeta, err = meta.Parse(w.Old)
