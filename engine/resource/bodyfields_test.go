@@ -2,14 +2,12 @@ package resource
 
 import (
 	"context"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/registry"
 )
 
 // recordingStore lists its objects whatever the selectors, recording the
@@ -29,11 +27,7 @@ func (s recordingStore) List(ctx context.Context, opts engine.ListOptions, each 
 // in version.
 func shippedTarget(t *testing.T, group, kind, version string, fields map[string][]string) Target {
 	t.Helper()
-	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
-	if len(problems) > 0 {
-		t.Fatalf("problems: %v", problems)
-	}
-	r, _ := snap.ResourceByKind(group, kind)
+	r, _ := shipped(t).ResourceByKind(group, kind)
 	for name, paths := range fields {
 		v, _ := r.Version(name)
 		v.SelectableFields = paths // a snapshot of the test's own

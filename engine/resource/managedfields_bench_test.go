@@ -3,14 +3,11 @@ package resource
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/dynapi/dynapi/engine/registry"
 )
 
 // BenchmarkWriteManagedFields measures the writes of a ~1.2 KB Widget
@@ -24,11 +21,7 @@ func BenchmarkWriteManagedFields(b *testing.B) {
 	// dynapi serves with GOGC=200 (cmd/dynapi's defaultGCPercent): the
 	// garbage collector's share of a write is measured as it is served.
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
-	if len(problems) > 0 {
-		b.Fatal(problems)
-	}
-	r, v, _ := snap.Lookup("shop.example.com", "v1", "widgets")
+	r, v := shippedWidget(b)
 	for _, fields := range []bool{false, true} {
 		rr := *r
 		if !fields {

@@ -12,11 +12,7 @@ import (
 // whole update, its answer to "did anything but metadata (and status)
 // change" is the comparison's, which the generation stage then skips.
 func TestGenerationFromDiff(t *testing.T) {
-	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	r, v, _ := snap.Lookup("shop.example.com", "v1", "widgets")
+	r, v := shippedWidget(t)
 	const old = `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default",` +
 		`"labels":{"app":"a"},"resourceVersion":"5","generation":2},"spec":{"color":"red","size":3,"description":"café",` +
 		`"dimensions":{"width":1.5}},"status":{"phase":"Ready"}}`
@@ -53,4 +49,24 @@ func TestGenerationFromDiff(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shippedWidget is shop.example.com's Widget at v1, as schemas/ ships it.
+func shippedWidget(tb testing.TB) (*registry.Resource, *registry.Version) {
+	tb.Helper()
+	r, v, ok := shipped(tb).Lookup("shop.example.com", "v1", "widgets")
+	if !ok {
+		tb.Fatal("no Widget in schemas/")
+	}
+	return r, v
+}
+
+// shipped is the definitions and conversions the repository ships.
+func shipped(tb testing.TB) *registry.Snapshot {
+	tb.Helper()
+	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
+	if len(problems) > 0 {
+		tb.Fatal(problems)
+	}
+	return snap
 }

@@ -24,11 +24,7 @@ const gatewayAPI = "sigs.k8s.io/gateway-api@v1.6.0"
 // Go module proxy.
 func BenchmarkCreateRules(b *testing.B) {
 	b.Run("widget", func(b *testing.B) {
-		snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
-		if len(problems) > 0 {
-			b.Fatal(problems)
-		}
-		r, v, _ := snap.Lookup("shop.example.com", "v1", "widgets")
+		r, v := shippedWidget(b)
 		benchCreate(b, Target{Resource: r, Version: v, Namespace: "default"}, namedWidget)
 	})
 	t := httpRouteTarget(b)
@@ -42,11 +38,7 @@ func BenchmarkCreateRules(b *testing.B) {
 // BenchmarkValidationRulesStage measures the stage alone: on a kind
 // without rules it returns before reading the object.
 func BenchmarkValidationRulesStage(b *testing.B) {
-	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
-	if len(problems) > 0 {
-		b.Fatal(problems)
-	}
-	r, v, _ := snap.Lookup("shop.example.com", "v1", "widgets")
+	r, v := shippedWidget(b)
 	routes := httpRouteTarget(b)
 	route, err := routes.Version.Schema.Default(httpRoute("r", 16)) // as admit leaves it
 	if err != nil {
