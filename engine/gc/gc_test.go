@@ -3,7 +3,6 @@ package gc_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 
@@ -12,34 +11,21 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/internal/pgtest"
-	"github.com/dynapi/dynapi/engine/namespace"
+	"github.com/dynapi/dynapi/engine/internal/servicetest"
 	"github.com/dynapi/dynapi/engine/postgres"
-	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
-type fixed struct{ snap *registry.Snapshot }
-
-func (f fixed) Load() *registry.Snapshot { return f.snap }
+// TestMain stops the throw-away PostgreSQL pgtest started once the tests end.
+func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // A collector that stops mid-way (its process dies) leaves the work to the
 // next, which finishes it; while one holds the lock, another does nothing.
 // More dependents than a page, so that paging is exercised.
 func TestCollectorRestartsMidWay(t *testing.T) {
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.Open(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	service := resource.New(db)
-	if err := namespace.Ensure(ctx, service, snap, "default"); err != nil {
-		t.Fatal(err)
-	}
+	kit := servicetest.Open(t, "default")
+	db, snap, service := kit.Store, kit.Snapshot, kit.Service
 	res, ver, _ := snap.Lookup("shop.example.com", "v1", "widgets")
 	target := resource.Target{Resource: res, Version: ver, Namespace: "default"}
 	create := func(name, owner string) string {
@@ -70,7 +56,7 @@ func TestCollectorRestartsMidWay(t *testing.T) {
 			stop()
 		}
 	})
-	a := gc.New(service, db, fixed{snap})
+	a := gc.New(service, db, kit)
 	if _, err := a.Pass(first); err == nil {
 		t.Fatal("the first pass was not cut short")
 	}
@@ -84,7 +70,7 @@ func TestCollectorRestartsMidWay(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("lock: %v %v", ok, err)
 	}
-	b := gc.New(resource.New(db), db, fixed{snap})
+	b := gc.New(resource.New(db), db, kit)
 	if did, err := b.Pass(ctx); did != 0 || err != nil {
 		t.Fatalf("pass under another's lock: %d %v", did, err)
 	}

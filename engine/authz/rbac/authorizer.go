@@ -2,6 +2,7 @@ package rbac
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/authz"
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 var (
@@ -89,9 +91,50 @@ func (x *Index) CheckBinding(ctx context.Context, resource, namespace, name stri
 	}
 	rules, found := x.policy.Load().RoleRules(namespace, ref)
 	if !found {
+		var err error
+		if rules, found, err = x.storedRoleRules(ctx, namespace, ref); err != nil {
+			return err
+		}
+	}
+	if !found {
 		return forbidden(resource, name, fmt.Sprintf("%s.%s %q not found", strings.ToLower(ref.Kind), Group, ref.Name))
 	}
 	return x.confirmNoEscalation(u, resource, namespace, name, rules)
+}
+
+// storedRoleRules reads the rules of the role ref names from the store.
+// The index follows the store through the watch, so a role created a
+// moment ago may not be in it yet; kube-apiserver's escalation check
+// reads the role from storage, and so does this before it answers that
+// the role does not exist.
+func (x *Index) storedRoleRules(ctx context.Context, namespace string, ref rbacv1.RoleRef) ([]rbacv1.PolicyRule, bool, error) {
+	plural := "clusterroles"
+	switch ref.Kind {
+	case "Role":
+		plural = "roles"
+	case "ClusterRole":
+		namespace = ""
+	default:
+		return nil, false, nil
+	}
+	res, ver, ok := x.snapshots.Load().Lookup(Group, "v1", plural)
+	if !ok {
+		return nil, false, nil
+	}
+	body, err := x.service.Get(ctx, resource.Target{Resource: res, Version: ver, Namespace: namespace}, ref.Name)
+	switch {
+	case engine.ErrorCode(err) == engine.CodeNotFound:
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	var role struct {
+		Rules []rbacv1.PolicyRule `json:"rules"`
+	}
+	if err := json.Unmarshal(body, &role); err != nil {
+		return nil, false, fmt.Errorf("decode %s %q: %w", ref.Kind, ref.Name, err)
+	}
+	return role.Rules, true, nil
 }
 
 // may reports whether u may verb the role (bind, escalate).
