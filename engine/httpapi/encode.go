@@ -155,7 +155,7 @@ func appendPartial(buf []byte, apiVersion string, meta []byte) []byte {
 // tableBuilder prepares a Table of the target version's printer columns.
 // Errors: BadRequest for a bad includeObject.
 func tableBuilder(r *http.Request, req request, f format) (*table.Builder, error) {
-	include := r.URL.Query().Get("includeObject")
+	include := requestInfoFrom(r).Query.Get("includeObject")
 	if f.kind == formatCSV {
 		include = "None" // cells only
 	}

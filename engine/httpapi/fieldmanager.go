@@ -24,7 +24,7 @@ import (
 // name ("kubectl" of "kubectl/v1.37.0 ..."), as kube-apiserver records it.
 // Errors: BadRequest (force not a boolean), Invalid.
 func managerOptions(r *http.Request, patchType string, opts *resource.WriteOptions) error {
-	q := r.URL.Query()
+	q := requestInfoFrom(r).Query
 	manager := q.Get("fieldManager")
 	var force *bool
 	if v := q.Get("force"); v != "" {

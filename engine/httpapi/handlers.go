@@ -39,12 +39,8 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) 
 }
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request) {
-	if watch, err := parseBool(r.URL.Query(), "watch"); err != nil || watch {
-		if err != nil {
-			s.writeError(w, r, err)
-		} else {
-			s.handleWatch(w, r, req)
-		}
+	if requestInfoFrom(r).Verb == "watch" { // as authorized, audited and limited
+		s.handleWatch(w, r, req)
 		return
 	}
 	f, err := negotiate(r, forList, kindOf(req.target))

@@ -57,6 +57,17 @@ func newTestServerWith(t *testing.T, snapshots httpapi.Snapshots, store func(*re
 
 func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*registry.Snapshot), opts httpapi.Options) *testServer {
 	t.Helper()
+	api, db := startControlPlane(t, snapshots, store, opts)
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	return &testServer{t: t, url: srv.URL, store: db}
+}
+
+// startControlPlane starts the control plane over a fresh database and
+// the shipped schemas, and returns its API, for a test to serve as it
+// likes.
+func startControlPlane(t *testing.T, snapshots httpapi.Snapshots, store func(*registry.Snapshot), opts httpapi.Options) (http.Handler, *postgres.Store) {
+	t.Helper()
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, pgtest.Open(t))
 	if err != nil {
@@ -75,9 +86,7 @@ func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*regi
 		t.Fatalf("start the control plane: %v", err)
 	}
 	t.Cleanup(cp.Stop)
-	srv := httptest.NewServer(cp.API)
-	t.Cleanup(srv.Close)
-	return &testServer{t: t, url: srv.URL, store: db}
+	return cp.API, db
 }
 
 // response is a decoded HTTP answer.

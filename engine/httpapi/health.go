@@ -45,7 +45,7 @@ func (s *Server) handleHealth(endpoint string, checks ...healthCheck) http.Handl
 		case failed:
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintf(&out, "%s check failed\n", endpoint)
-		case r.URL.Query().Has("verbose"):
+		case requestInfoFrom(r).Query.Has("verbose"):
 			fmt.Fprintf(&out, "%s check passed\n", endpoint)
 		default:
 			out.Reset()

@@ -67,11 +67,18 @@ func (l *inflight) done(user string) {
 var errTimeout = &engine.Error{Code: engine.CodeTimeout, RetryAfterSeconds: 1,
 	Message: "Timeout: request did not complete within the allotted timeout"}
 
+// timeoutWriteGrace is how long after the request timeout the answer may
+// still take to reach the client: time to write the 504.
+const timeoutWriteGrace = 2 * time.Second
+
 // withTimeout bounds a request that is not a watch by the request
 // timeout; the handler's storage calls end with the context, and
 // writeError answers 504. Reading the body ends then too: a client that
 // never sends the body it announced would otherwise keep its in-flight
-// slot for as long as it likes.
+// slot for as long as it likes. So does writing, shortly after: a client
+// that never reads a list would otherwise keep the handler, its buffers
+// and its in-flight slot (the list itself holds no database connection
+// while it waits: see postgres.List).
 func (s *Server) withTimeout(next http.Handler) http.Handler {
 	if s.requestTimeout <= 0 {
 		return next
@@ -86,7 +93,9 @@ func (s *Server) withTimeout(next http.Handler) http.Handler {
 		deadline, _ := ctx.Deadline()
 		// ErrNotSupported only for a ResponseWriter that is not net/http's:
 		// nothing reads a body from the network then.
-		_ = http.NewResponseController(w).SetReadDeadline(deadline)
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(deadline)
+		_ = rc.SetWriteDeadline(deadline.Add(timeoutWriteGrace))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -1,14 +1,17 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -148,5 +151,50 @@ func TestStalledBodyTimesOut(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("after the stalled body: %d", resp.StatusCode)
+	}
+}
+
+// A client that never reads its answer keeps the handler only until
+// shortly after the request timeout: the write deadline ends the handler's
+// blocked write, and its in-flight slot is free again.
+func TestNeverReadAnswerTimesOut(t *testing.T) {
+	s := &Server{logger: slog.New(slog.DiscardHandler), requestTimeout: 100 * time.Millisecond, readOnly: newInflight(2),
+		ready: func(context.Context) error { return nil }}
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	srv := httptest.NewServer(withRequestInfo(s.limit(s.withTimeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("small") {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		for { // a list as long as the client reads
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})))))
+	defer srv.Close()
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	c, err := d.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /api/v1/configmaps HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+	client := srv.Client()
+	client.Timeout = time.Minute // a generous bound, for a clear failure rather than a hang
+	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		resp, err := client.Get(srv.URL + "/api/v1/configmaps?small")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return // the anonymous user's one slot (half of 2) was given back
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("the never-read list still holds its slot: %d", resp.StatusCode)
+		}
 	}
 }

@@ -2,9 +2,7 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -23,7 +21,7 @@ type requestLabels struct {
 // route it took ("/healthz", "/openapi/v3/*"), as kube-apiserver puts the
 // path there for its fixed paths, and empty when no route matched.
 func labelsOf(r *http.Request, info *requestInfo) requestLabels {
-	l := requestLabels{verb: metricVerb(r, info), dryRun: dryRunLabel(r.URL), scope: scopeOf(info)}
+	l := requestLabels{verb: metricVerb(r, info), dryRun: dryRunLabel(info.Query["dryRun"]), scope: scopeOf(info)}
 	switch {
 	case info.IsResourceRequest && info.served && (info.Subresource == "" || namespaceSubresources[info.Subresource]):
 		l.group, l.version, l.resource, l.subresource = info.APIGroup, info.APIVersion, info.Resource, info.Subresource
@@ -100,14 +98,8 @@ func methodVerb(method string) string {
 }
 
 // dryRunLabel is kube-apiserver's dry_run label: empty without dryRun,
-// "All" for dryRun=All (the one value there is), "invalid" otherwise. The
-// query is only parsed when it mentions dryRun.
-func dryRunLabel(u *url.URL) string {
-	if !strings.Contains(u.RawQuery, "dryRun") {
-		return ""
-	}
-	q, _ := url.ParseQuery(u.RawQuery) // refuseBadQueries answered a query that does not parse
-	values := q["dryRun"]
+// "All" for dryRun=All (the one value there is), "invalid" otherwise.
+func dryRunLabel(values []string) string {
 	for _, v := range values {
 		if v != "All" {
 			return "invalid"

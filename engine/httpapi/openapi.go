@@ -77,7 +77,7 @@ func (s *Server) handleOpenAPIGroupVersion(w http.ResponseWriter, r *http.Reques
 		s.writeError(w, r, errNotFoundPath)
 		return
 	}
-	switch hash := r.URL.Query().Get("hash"); {
+	switch hash := requestInfoFrom(r).Query.Get("hash"); {
 	case hash == "":
 		w.Header().Set("Cache-Control", "no-cache, private")
 	case hash != doc.Hash:

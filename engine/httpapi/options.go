@@ -19,7 +19,7 @@ import (
 // writeOptions reads dryRun, fieldValidation, fieldManager and force of a
 // create, update or patch (of patchType). Errors: BadRequest, Invalid.
 func writeOptions(r *http.Request, patchType string) (resource.WriteOptions, error) {
-	q := r.URL.Query()
+	q := requestInfoFrom(r).Query
 	dryRun, err := parseDryRun(q["dryRun"])
 	if err != nil {
 		return resource.WriteOptions{}, err
@@ -52,7 +52,7 @@ func parseDryRun(values []string) (bool, error) {
 // listOptions reads labelSelector, fieldSelector, limit and continue.
 // Errors: BadRequest.
 func listOptions(r *http.Request) (engine.ListOptions, error) {
-	q := r.URL.Query()
+	q := requestInfoFrom(r).Query
 	var opts engine.ListOptions
 	var err error
 	if opts.Labels, err = selector.ParseLabels(q.Get("labelSelector")); err != nil {
@@ -97,7 +97,7 @@ func checkListOptions(opts engine.ListOptions, r *http.Request) error {
 	case match == engine.MatchExact && opts.ResourceVersion == "0":
 		forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)
 	}
-	if r.URL.Query().Has("sendInitialEvents") {
+	if requestInfoFrom(r).Query.Has("sendInitialEvents") {
 		forbid("sendInitialEvents", "sendInitialEvents is forbidden for list")
 	}
 	if len(causes) > 0 {
@@ -120,7 +120,7 @@ type deleteParams struct {
 func deleteOptions(r *http.Request) (deleteParams, error) {
 	var p deleteParams
 	var opts metav1.DeleteOptions
-	q := r.URL.Query()
+	q := requestInfoFrom(r).Query
 	opts.DryRun = q["dryRun"]
 	if v := q.Get("orphanDependents"); v != "" {
 		orphan, err := strconv.ParseBool(v)

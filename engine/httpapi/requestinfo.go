@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/dynapi/dynapi/engine"
 )
 
 // requestInfo is what a request asks for, read from its method, path and
@@ -40,6 +42,9 @@ type requestInfo struct {
 	// Parts are the path segments from the resource on:
 	// {resource}[/{name}[/{subresource}[/...]]].
 	Parts []string
+	// Query is the decoded query string (parseQuery): the one decoding of
+	// it that every stage reads.
+	Query url.Values
 
 	// inNamespace is set when the path went through namespaces/{ns}/ to
 	// a resource inside the namespace; Namespace alone does not tell
@@ -71,14 +76,22 @@ func requestInfoFrom(r *http.Request) *requestInfo {
 	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
 		return info
 	}
-	return parseRequestInfo(r)
+	query, _ := parseQuery(r.URL.RawQuery)
+	return parseRequestInfo(r, query)
 }
 
 // withRequestInfo resolves the request's attributes once and carries them
-// in the request context for every later stage.
+// in the request context for every later stage. A query that does not
+// parse is answered 400 before anything reads it (parseQuery).
 func withRequestInfo(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := context.WithValue(r.Context(), requestInfoKey{}, parseRequestInfo(r))
+		query, err := parseQuery(r.URL.RawQuery)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, statusFor(engine.Errorf(engine.CodeBadRequest,
+				"the query string could not be parsed: %v", err)))
+			return
+		}
+		ctx := context.WithValue(r.Context(), requestInfoKey{}, parseRequestInfo(r, query))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
@@ -90,8 +103,8 @@ func withRequestInfo(next http.Handler) http.Handler {
 // route serves them; and a list's fieldSelector=metadata.name=x does not
 // become Name (which kube does only for its scope label): the path alone
 // names the object.
-func parseRequestInfo(r *http.Request) *requestInfo {
-	info := &requestInfo{Path: r.URL.Path, Verb: lowerMethod(r.Method)}
+func parseRequestInfo(r *http.Request, query url.Values) *requestInfo {
+	info := &requestInfo{Path: r.URL.Path, Verb: lowerMethod(r.Method), Query: query}
 	parts := info.split(r.URL.Path)
 	if len(parts) < 3 || (parts[0] != "api" && parts[0] != "apis") {
 		return info
@@ -106,7 +119,7 @@ func parseRequestInfo(r *http.Request) *requestInfo {
 	}
 	info.IsResourceRequest, info.APIPrefix, info.APIGroup, info.APIVersion = true, prefix, group, parts[0]
 	info.setParts(parts[1:])
-	info.Verb = resourceVerb(r, info.Name != "")
+	info.Verb = resourceVerb(r.Method, query, info.Name != "")
 	return info
 }
 
@@ -129,16 +142,16 @@ func (info *requestInfo) setParts(parts []string) {
 }
 
 // resourceVerb is kube's verb of a resource request: a GET without a name
-// is a list, or a watch when the first watch parameter is anything but
-// "false" or "0" (as kube reads a bool parameter); a DELETE without a name
+// is a list, or a watch when the watch parameter reads as true (queryBool:
+// "watch=" and "watch=f" are watches, as in kube); a DELETE without a name
 // is a deletecollection.
-func resourceVerb(r *http.Request, named bool) string {
-	switch r.Method {
+func resourceVerb(method string, query url.Values, named bool) string {
+	switch method {
 	case http.MethodGet, http.MethodHead:
 		if named {
 			return "get"
 		}
-		if watchRequested(r.URL.RawQuery) {
+		if queryBool(query["watch"]) {
 			return "watch"
 		}
 		return "list"
@@ -155,20 +168,6 @@ func resourceVerb(r *http.Request, named bool) string {
 		return "deletecollection"
 	}
 	return ""
-}
-
-// watchRequested reports whether a list query asks for a watch. The query
-// is only parsed when it mentions watch at all: most lists do not.
-func watchRequested(rawQuery string) bool {
-	if !strings.Contains(rawQuery, "watch") {
-		return false
-	}
-	values, _ := url.ParseQuery(rawQuery) // refuseBadQueries answered a query that does not parse
-	if len(values["watch"]) == 0 {
-		return false
-	}
-	v := strings.ToLower(values["watch"][0])
-	return v != "false" && v != "0"
 }
 
 // split returns the non-empty segments of a path, in info.buf while

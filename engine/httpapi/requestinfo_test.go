@@ -28,6 +28,15 @@ func TestParseRequestInfo(t *testing.T) {
 		{"GET", w + "/widgets?watch=1&limit=5", res(w+"/widgets", "watch", "shop.example.com", "", "widgets", "", "")},
 		{"GET", w + "/widgets?watch=false", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
 		{"GET", w + "/widgets?watch=0", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
+		// watch is read as kube's query conversion reads a bool, from the
+		// decoded query: an escaped name, an empty value and any value but
+		// "false" and "0" (in any case) are watches.
+		{"GET", w + "/widgets?%77atch=1", res(w+"/widgets", "watch", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch=", res(w+"/widgets", "watch", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch", res(w+"/widgets", "watch", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch=f", res(w+"/widgets", "watch", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch=FALSE", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
+		{"GET", w + "/widgets?watch=0&watch=1", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
 		{"GET", w + "/widgets?allowWatchBookmarks=true", res(w+"/widgets", "list", "shop.example.com", "", "widgets", "", "")},
 		{"GET", w + "/namespaces/default/widgets", inNS(res(w+"/namespaces/default/widgets", "list", "shop.example.com", "default", "widgets", "", ""))},
 		{"HEAD", w + "/namespaces/default/widgets", inNS(res(w+"/namespaces/default/widgets", "list", "shop.example.com", "default", "widgets", "", ""))},
@@ -56,8 +65,8 @@ func TestParseRequestInfo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
 			t.Parallel()
-			got := *parseRequestInfo(httptest.NewRequest(tt.method, tt.target, nil))
-			got.Parts, got.buf = slices.Clone(got.Parts), [8]string{}
+			got := *requestInfoFrom(httptest.NewRequest(tt.method, tt.target, nil))
+			got.Parts, got.buf, got.Query = slices.Clone(got.Parts), [8]string{}, nil
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}

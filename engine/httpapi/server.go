@@ -146,13 +146,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // request against the snapshot, so a reload never touches the router.
 //
 // Every path goes through one chain, as in kube-apiserver: a panic becomes
-// a 500; a query that does not parse is refused before anything reads it;
-// the request's attributes (requestInfo) are resolved once; the request
+// a 500; the request's attributes (requestInfo), its query among them,
+// are resolved once (a query that does not parse is refused there); the request
 // is counted and timed; then, as in kube-apiserver, it is authenticated,
 // audited, authorized and held to the limits: after instrument, so that what they
 // refuse is counted too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, refuseBadQueries, withRequestInfo, s.metrics.instrument,
+	s.router.Use(s.recoverPanics, withRequestInfo, s.metrics.instrument,
 		s.authenticate, s.audit, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))

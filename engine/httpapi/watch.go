@@ -247,15 +247,10 @@ func watchOptions(r *http.Request, minTimeout time.Duration) (resource.WatchOpti
 		return opts, 0, err
 	}
 	opts.List = lo
-	q := r.URL.Query()
-	if opts.AllowBookmarks, err = parseBool(q, "allowWatchBookmarks"); err != nil {
-		return opts, 0, err
-	}
-	if v := q.Get("sendInitialEvents"); v != "" {
-		send, err := parseBool(q, "sendInitialEvents")
-		if err != nil {
-			return opts, 0, err
-		}
+	q := requestInfoFrom(r).Query
+	opts.AllowBookmarks = queryBool(q["allowWatchBookmarks"])
+	if values, ok := q["sendInitialEvents"]; ok {
+		send := queryBool(values)
 		opts.SendInitialEvents = &send
 	}
 	timeout := minTimeout + time.Duration(rand.Int64N(int64(minTimeout)))
@@ -267,19 +262,4 @@ func watchOptions(r *http.Request, minTimeout time.Duration) (resource.WatchOpti
 		timeout = time.Duration(min(secs, maxTimeoutSeconds)) * time.Second
 	}
 	return opts, timeout, nil
-}
-
-func parseBool(q map[string][]string, name string) (bool, error) {
-	v := ""
-	if vs := q[name]; len(vs) > 0 {
-		v = vs[0]
-	}
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, engine.Errorf(engine.CodeBadRequest, "%s must be a boolean: %q", name, v)
-	}
-	return b, nil
 }

@@ -185,7 +185,8 @@ func TestWatchTimeoutAndErrors(t *testing.T) {
 	}
 	wantStatus(t, s.do(http.MethodGet, widgets+"?watch=true&resourceVersion=abc", "", ""), http.StatusBadRequest, "BadRequest")
 	wantStatus(t, s.do(http.MethodGet, widgets+"?watch=true&sendInitialEvents=true", "", ""), http.StatusUnprocessableEntity, "Invalid")
-	wantStatus(t, s.do(http.MethodGet, widgets+"?watch=maybe", "", ""), http.StatusBadRequest, "BadRequest")
+	// (watch=maybe is a watch, as in kube: see TestWatchIsDecidedOnce.)
+	wantStatus(t, s.do(http.MethodGet, widgets+"?watch=true&timeoutSeconds=soon", "", ""), http.StatusBadRequest, "BadRequest")
 	wantStatus(t, s.do(http.MethodGet, widgets+"?watch=true&fieldSelector=spec.size%3D1", "", ""), http.StatusBadRequest, "BadRequest")
 }
 

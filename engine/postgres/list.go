@@ -37,16 +37,33 @@ func (s *Store) List(ctx context.Context, opts engine.ListOptions, each func(eng
 	if err := s.settle(ctx, &st, requested); err != nil {
 		return engine.ListMeta{}, err
 	}
-	meta, seq, err := s.listAt(ctx, opts, st, each)
-	if errors.Is(err, errUnsettled) {
-		// Writes below seq are in flight: wait for them, then read the
-		// state at seq, which holds every write acknowledged before.
-		s.poller.want(seq)
-		if _, ok, err := s.poller.await(ctx, seq, s.freshWait); err != nil || !ok {
-			return engine.ListMeta{}, cmp.Or(err, tooLarge(seq, s.events.ResourceVersion()))
+	return pumpList(ctx, opts.Limit, each, func(p *pump) (engine.ListMeta, error) {
+		meta, err := s.listSettled(ctx, opts, st, p.add)
+		for errors.Is(err, errPaused) {
+			segment, at, resumeErr := p.resume(opts, st, meta.ResourceVersion)
+			if resumeErr != nil {
+				return engine.ListMeta{}, resumeErr
+			}
+			meta, _, err = s.listAt(ctx, segment, at, p.add)
 		}
-		meta, _, err = s.listAt(ctx, opts, listState{rv: seq}, each)
+		return meta, err
+	})
+}
+
+// listSettled reads the state st; for a latest list with writes in flight,
+// the state once they have settled.
+func (s *Store) listSettled(ctx context.Context, opts engine.ListOptions, st listState, each func(engine.Object) error) (engine.ListMeta, error) {
+	meta, seq, err := s.listAt(ctx, opts, st, each)
+	if !errors.Is(err, errUnsettled) {
+		return meta, err
 	}
+	// Writes below seq are in flight: wait for them, then read the state
+	// at seq, which holds every write acknowledged before.
+	s.poller.want(seq)
+	if _, ok, err := s.poller.await(ctx, seq, s.freshWait); err != nil || !ok {
+		return engine.ListMeta{}, cmp.Or(err, tooLarge(seq, s.events.ResourceVersion()))
+	}
+	meta, _, err = s.listAt(ctx, opts, listState{rv: seq}, each)
 	return meta, err
 }
 
@@ -56,11 +73,18 @@ var errUnsettled = errors.New("writes in flight")
 
 // listAt reads the state st. For a latest list it returns errUnsettled,
 // with the sequence's value, when the state at that value is not all
-// visible yet.
+// visible yet. An error of each ends it, with the ListMeta's
+// resourceVersion set once the state is known (errPaused reads on there).
 func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listState, each func(engine.Object) error) (engine.ListMeta, int64, error) {
 	plan, err := buildList(opts, st)
 	if err != nil {
 		return engine.ListMeta{}, 0, err
+	}
+	select {
+	case s.lists <- struct{}{}:
+		defer func() { <-s.lists }()
+	case <-ctx.Done():
+		return engine.ListMeta{}, 0, fmt.Errorf("begin list: %w", ctx.Err())
 	}
 	tx, err := s.pool.BeginTx(ctx, listTxOptions(opts))
 	if err != nil {

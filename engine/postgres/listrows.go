@@ -76,7 +76,7 @@ func (m *merger) stream(limit, rv int64, each func(engine.Object) error) (engine
 			return meta, nil
 		}
 		if err := each(obj); err != nil {
-			return engine.ListMeta{}, err
+			return meta, err // with the state's resourceVersion, where a paused list reads on
 		}
 		m.sent, last = m.sent+1, obj.Key
 	}
