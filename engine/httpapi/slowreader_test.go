@@ -53,7 +53,9 @@ func TestSlowReadersCannotStopTheServer(t *testing.T) {
 		{"HTTP/1.1", func(t *testing.T) func() { return neverReadHTTP1(t, plain.Listener.Addr().String(), widgets) }},
 		{"HTTP/2", func(t *testing.T) func() { return neverReadHTTP2(t, h2.Listener.Addr().String(), widgets) }},
 		// A watch from no resourceVersion starts with the list as ADDED events.
-		{"HTTP/1.1 watch", func(t *testing.T) func() { return neverReadHTTP1(t, plain.Listener.Addr().String(), widgets+"?watch=1") }},
+		{"HTTP/1.1 watch", func(t *testing.T) func() {
+			return neverReadHTTP1(t, plain.Listener.Addr().String(), widgets+"?watch=1")
+		}},
 		{"HTTP/2 watch", func(t *testing.T) func() { return neverReadHTTP2(t, h2.Listener.Addr().String(), widgets+"?watch=1") }},
 	}
 	for _, tt := range tests {
