@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/internal/wait"
 )
@@ -101,4 +102,61 @@ func waitForConditions(t *testing.T, url, want string) {
 		return strings.Join(got, " ") == want, url + " has " + want + "; last: " + gjson.Get(obj, "status").Raw
 	})
 	t.Logf("%s has %s after %v", url, want, took.Round(time.Millisecond))
+}
+
+// A definition created through the API in the Kubernetes community's
+// groups needs kube's approval annotation, with kube's 422; one that names
+// a review the server answers, or a built-in kind, is stored but not
+// served (its status says why), and the review stays in discovery.
+func TestDefinitionsInProtectedGroups(t *testing.T) {
+	url, _ := startPostgres(t)
+	a := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
+	approved := func(crd, value string) string {
+		out, err := sjson.Set(crd, `metadata.annotations.api-approved\.kubernetes\.io`, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	const field = "metadata.annotations[api-approved.kubernetes.io]"
+	shadow := cronTabCRD("shadow.k8s.io", "tests", "Test", "v1")
+	tests := []struct {
+		name, body     string
+		code           int
+		cause, message string // the cause's type, the Status message
+	}{
+		{"no annotation", shadow, http.StatusUnprocessableEntity, "FieldValueRequired",
+			`CustomResourceDefinition.apiextensions.k8s.io "tests.shadow.k8s.io" is invalid: ` + field +
+				`: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111`},
+		{"neither a URL nor unapproved", approved(cronTabCRD("x.kubernetes.io", "tests", "Test", "v1"), "yes"), http.StatusUnprocessableEntity, "FieldValueInvalid",
+			`CustomResourceDefinition.apiextensions.k8s.io "tests.x.kubernetes.io" is invalid: ` + field +
+				`: Invalid value: "yes": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111`},
+		{"k8s.io itself", cronTabCRD("k8s.io", "tests", "Test", "v1"), http.StatusUnprocessableEntity, "FieldValueRequired", ""},
+		{"a URL", approved(shadow, "https://github.com/kubernetes/enhancements/pull/1111"), http.StatusCreated, "", ""},
+		{"unapproved", approved(cronTabCRD("y.k8s.io", "tests", "Test", "v1"), "unapproved, experimental"), http.StatusCreated, "", ""},
+		{"not a protected group", cronTabCRD("notk8s.io", "tests", "Test", "v1"), http.StatusCreated, "", ""},
+		{"a review's resource", approved(cronTabCRD("authorization.k8s.io", "selfsubjectaccessreviews", "Shadow", "v1"), "unapproved"),
+			http.StatusCreated, "", ""},
+		{"a built-in kind's resource", approved(cronTabCRD("rbac.authorization.k8s.io", "roles", "Shadow", "v2"), "unapproved"),
+			http.StatusCreated, "", ""},
+	}
+	for _, tt := range tests {
+		code, body := send(t, http.MethodPost, a+crdsPath, tt.body)
+		if code != tt.code || gjson.Get(body, "details.causes.0.reason").Str != tt.cause ||
+			(tt.cause != "" && gjson.Get(body, "details.causes.0.field").Str != field) ||
+			(tt.message != "" && gjson.Get(body, "message").Str != tt.message) {
+			t.Errorf("%s: %d %s\nwant %d %s %s", tt.name, code, body, tt.code, tt.cause, tt.message)
+		}
+	}
+	waitFor(t, http.StatusOK, "/apis/shadow.k8s.io/v1/namespaces/default/tests", a)
+	waitForConditions(t, a+crdsPath+"/selfsubjectaccessreviews.authorization.k8s.io", "NamesAccepted=False:PluralConflict Established=False:NotAccepted")
+	waitForConditions(t, a+crdsPath+"/roles.rbac.authorization.k8s.io", "NamesAccepted=False:PluralConflict Established=False:NotAccepted")
+	discovery := mustDo(t, http.StatusOK, http.MethodGet, a+"/apis/authorization.k8s.io/v1", "")
+	if kind := gjson.Get(discovery, `resources.#(name=="selfsubjectaccessreviews").kind`).Str; kind != "SelfSubjectAccessReview" {
+		t.Errorf("discovery of authorization.k8s.io/v1: %s", discovery)
+	}
+	mustDo(t, http.StatusNotFound, http.MethodGet, a+"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "")
+	mustDo(t, http.StatusNotFound, http.MethodGet, a+"/apis/rbac.authorization.k8s.io/v2/roles", "")
+	mustDo(t, http.StatusCreated, http.MethodPost, a+"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+		`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}}`)
 }

@@ -82,13 +82,18 @@ func cause(reason string) engine.FieldError {
 }
 
 // Strategy is the CustomResourceDefinition's strategy: Check on every
-// write but those of /status, which the Controller makes.
+// write but those of /status, which the Controller makes, and kube's
+// approval rule for the Kubernetes community's groups.
 type Strategy struct{ resource.CustomResource }
 
-// Validate runs Check.
+// Validate runs Check, and refuses a definition in a protected group
+// (k8s.io, kubernetes.io) without the api-approved.kubernetes.io
+// annotation, as kube-apiserver does for the objects written through the
+// API; definition files are the operator's own and are not held to it.
 func (Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 	if w.Target.Subresource == "status" {
 		return nil, nil
 	}
-	return Check(w.Object)
+	causes, warnings := Check(w.Object)
+	return append(causes, checkApproval(w.Object, w.Old)...), warnings
 }

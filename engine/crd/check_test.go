@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // fieldError is an engine.FieldError to expect; message is a substring.
@@ -103,5 +104,64 @@ func TestCheckRefusesRuleThatDoesNotCompile(t *testing.T) {
 	want := `properties.spec.x-kubernetes-validations[0].rule: "self.replicas <= 10": compilation failed: ERROR: <input>:1:5: undefined field 'replicas'`
 	if len(causes) != 1 || causes[0].Path != "spec.versions" || !strings.Contains(causes[0].Message, want) {
 		t.Errorf("Check = %+v; want one cause on spec.versions containing %q", causes, want)
+	}
+}
+
+// TestValidateAPIApproval: kube's validateAPIApproval. A definition in a
+// protected group needs the api-approved.kubernetes.io annotation (a URL,
+// or a value starting with "unapproved"); an update that leaves its state
+// as it was passes, so that one stored before can still be updated.
+func TestValidateAPIApproval(t *testing.T) {
+	t.Parallel()
+	with := func(group, value string) []byte {
+		obj := crdJSON(group, "tests", "Test")
+		if value == "" {
+			return obj
+		}
+		out, err := sjson.SetBytes(obj, `metadata.annotations.api-approved\.kubernetes\.io`, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	const (
+		field    = "metadata.annotations[api-approved.kubernetes.io]"
+		missing  = `Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111`
+		notAURL  = `protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111`
+		approval = "https://github.com/kubernetes/kubernetes/pull/1"
+	)
+	tests := []struct {
+		name     string
+		obj, old []byte
+		typ, msg string // the one cause; none when typ is ""
+	}{
+		{"another group", with("example.com", ""), nil, "", ""},
+		{"a group ending in k8s.io, not a subdomain", with("notk8s.io", ""), nil, "", ""},
+		{"k8s.io", with("k8s.io", ""), nil, engine.CauseRequired, missing},
+		{"a subdomain of k8s.io", with("a.k8s.io", ""), nil, engine.CauseRequired, missing},
+		{"kubernetes.io", with("kubernetes.io", ""), nil, engine.CauseRequired, missing},
+		{"a subdomain of kubernetes.io", with("a.kubernetes.io", ""), nil, engine.CauseRequired, missing},
+		{"neither a URL nor unapproved", with("a.k8s.io", "yes"), nil, engine.CauseInvalid, `Invalid value: "yes": ` + notAURL},
+		{"a URL without a host", with("a.k8s.io", "https:///x"), nil, engine.CauseInvalid, `Invalid value: "https:///x": ` + notAURL},
+		{"a URL", with("a.k8s.io", approval), nil, "", ""},
+		{"unapproved", with("a.k8s.io", "unapproved, testing"), nil, "", ""},
+		{"an update of one stored without it", with("a.k8s.io", ""), with("a.k8s.io", ""), "", ""},
+		{"an update removing it", with("a.k8s.io", ""), with("a.k8s.io", approval), engine.CauseRequired, missing},
+		{"an update from another URL", with("a.k8s.io", "https://example.com/2"), with("a.k8s.io", approval), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			causes, _ := Strategy{}.Validate(&resource.Write{Object: tt.obj, Old: tt.old})
+			if tt.typ == "" {
+				if len(causes) > 0 {
+					t.Fatalf("causes %+v, want none", causes)
+				}
+				return
+			}
+			if len(causes) != 1 || causes[0].Type != tt.typ || causes[0].Path != field || causes[0].Message != tt.msg {
+				t.Fatalf("causes %+v, want one %s on %s: %s", causes, tt.typ, field, tt.msg)
+			}
+		})
 	}
 }

@@ -52,8 +52,13 @@ func (n names) all() []string {
 // to tell resources apart whatever name it is given.
 type holders map[string]string
 
-// addFile adds the names of a resource served from a definition file.
+// addFile adds the names of a resource served from a definition file, or
+// of a review the server answers itself.
 func (h holders) addFile(r *registry.Resource) {
+	if r.File == registry.ReviewsFile {
+		h.add(namesOf(r), fmt.Sprintf("%s (a review the server answers)", r.GroupResource()))
+		return
+	}
 	h.add(namesOf(r), fmt.Sprintf("%s (definition file %s)", r.GroupResource(), r.File))
 }
 

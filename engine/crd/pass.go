@@ -97,16 +97,25 @@ func (c *Controller) newPass(snap *registry.Snapshot, problems []registry.Proble
 	for _, r := range snap.Resources() {
 		p.served[r.File] = r
 		if !registry.IsAPIFile(r.File) {
-			if p.files[r.Group] == nil {
-				p.files[r.Group] = holders{}
-			}
-			p.files[r.Group].addFile(r)
+			p.addFile(r)
 		}
+	}
+	for _, r := range registry.Reviews() { // served by handlers, held as the built-ins' names are
+		p.addFile(r)
 	}
 	for _, pr := range problems {
 		p.refusals[pr.File] = append(p.refusals[pr.File], pr.Reason)
 	}
 	return p
+}
+
+// addFile adds the names of r, which a definition file or the server
+// itself holds.
+func (p *pass) addFile(r *registry.Resource) {
+	if p.files[r.Group] == nil {
+		p.files[r.Group] = holders{}
+	}
+	p.files[r.Group].addFile(r)
 }
 
 // heldBefore returns the names of d's group held by the definitions

@@ -40,10 +40,13 @@ func TestStatusOf(t *testing.T) {
 	clashShort := crdJSON("shop.example.com", "doohickeys", "Doohickey", "wg")
 	twin := crdJSON("shop.example.com", "gizmos", "Gadget") // gadgets' singular, kind and listKind
 	broken, _ := sjson.SetBytes(crdJSON("shop.example.com", "broken", "Broken"), "spec.versions.0.storage", false)
+	review := crdJSON("authorization.k8s.io", "selfsubjectaccessreviews", "Shadow")
+	builtin := crdJSON("rbac.authorization.k8s.io", "roles", "Shadow")
 	c := newController(t, map[string][]byte{
 		"gadgets.shop.example.com": gadgets, "widgets.shop.example.com": clash,
 		"doohickeys.shop.example.com": clashShort, "gizmos.shop.example.com": twin,
-		"broken.shop.example.com": broken,
+		"broken.shop.example.com": broken, "selfsubjectaccessreviews.authorization.k8s.io": review,
+		"roles.rbac.authorization.k8s.io": builtin,
 	})
 	defs := c.defs
 	c.Now = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }
@@ -62,6 +65,10 @@ func TestStatusOf(t *testing.T) {
 		{"short name of a definition file", clashShort, "False ShortNamesConflict", "False NotAccepted", `"wg" is already in use`, "doohickeys", "v1"},
 		{"kind of another definition", twin, "False SingularConflict", "False NotAccepted",
 			`"Gadget" is already in use by CustomResourceDefinition gadgets.shop.example.com`, "gizmos", "v1"},
+		{"plural of a review", review, "False PluralConflict", "False NotAccepted",
+			`"selfsubjectaccessreviews" is already in use by selfsubjectaccessreviews.authorization.k8s.io (a review the server answers)`, "", "v1"},
+		{"plural of a built-in kind", builtin, "False PluralConflict", "False NotAccepted",
+			`"roles" is already in use by roles.rbac.authorization.k8s.io (definition file builtin:rbac.authorization.k8s.io/role.yaml)`, "", "v1"},
 		{"refused for another reason", broken, "True NoConflicts", "False NotAccepted",
 			"exactly one version must be the storage version", "broken", ""},
 	}

@@ -51,7 +51,7 @@ func (s *Server) discoveryResources(snap *registry.Snapshot, group, version stri
 		}
 		out = append(out, d)
 	}
-	return append(out, reviewDiscovery(snap, group, version)...)
+	return append(out, reviewDiscovery(group, version)...)
 }
 
 // storageVersionHash is kube-apiserver's hash of the version objects are

@@ -12,33 +12,22 @@ const reviewVersion = "v1"
 
 // reviewResources are the reviews of reviews.go as discovery lists them,
 // as kube-apiserver does: create-only, with no storageVersionHash. They
-// are answered by handlers and never stored, so the registry, which holds
-// storable kinds, does not know them; discovery adds them.
-var reviewResources = []*registry.Resource{
-	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview", Plural: "selfsubjectreviews", Singular: "selfsubjectreview"},
-	{Group: "authorization.k8s.io", Kind: "LocalSubjectAccessReview", Plural: "localsubjectaccessreviews",
-		Singular: "localsubjectaccessreview", Namespaced: true},
-	{Group: "authorization.k8s.io", Kind: "SelfSubjectAccessReview", Plural: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview"},
-	{Group: "authorization.k8s.io", Kind: "SelfSubjectRulesReview", Plural: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview"},
-	{Group: "authorization.k8s.io", Kind: "SubjectAccessReview", Plural: "subjectaccessreviews", Singular: "subjectaccessreview"},
-}
+// are answered by handlers and never stored, so no snapshot serves them;
+// discovery adds them. The registry keeps their names from every
+// definition, so none can take their place.
+var reviewResources = registry.Reviews()
 
 // createOnly are the verbs of a review.
 var createOnly = []string{"create"}
 
-// reviewDiscovery lists the reviews of group/version, unless the snapshot
-// serves a resource of the same name there (a definition cannot shadow
-// what it serves).
-func reviewDiscovery(snap *registry.Snapshot, group, version string) []discoveredResource {
+// reviewDiscovery lists the reviews of group/version.
+func reviewDiscovery(group, version string) []discoveredResource {
 	if version != reviewVersion {
 		return nil
 	}
 	var out []discoveredResource
 	for _, res := range reviewResources {
-		if res.Group != group {
-			continue
-		}
-		if _, _, taken := snap.Lookup(group, version, res.Plural); !taken {
+		if res.Group == group {
 			out = append(out, discoveredResource{res: res, version: version, verbs: createOnly})
 		}
 	}

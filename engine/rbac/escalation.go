@@ -18,7 +18,9 @@ import (
 // authorization) lets every write through.
 type Escalation interface {
 	// CheckRole refuses a Role or ClusterRole granting rules the user of
-	// ctx does not hold. Errors: Forbidden.
+	// ctx does not hold; aggregated says the role has an aggregationRule
+	// or had one before the write, which needs every right. Errors:
+	// Forbidden.
 	CheckRole(ctx context.Context, resource, namespace, name string, rules []rbacv1.PolicyRule, aggregated bool) error
 	// CheckBinding refuses a binding of a role whose rules the user of ctx
 	// does not hold. Errors: Forbidden.
@@ -54,17 +56,31 @@ func Guard(service *resource.Service, e Escalation) {
 // AllowUnconditionalUpdate is true, as for kube-apiserver's RBAC kinds.
 func (Role) AllowUnconditionalUpdate() bool { return true }
 
-// AuthorizeWrite refuses a role granting more than its writer holds.
+// AuthorizeWrite refuses a role granting more than its writer holds, and
+// a ClusterRole write that sets, changes or removes an aggregationRule
+// by a writer who does not hold everything: kube-apiserver looks at the
+// old object too (hadAggregationRule), so that stripping the rule of
+// "view" cannot take its rules from everyone bound to it.
 func (r Role) AuthorizeWrite(w *resource.Write) error {
 	if r.escalation == nil {
 		return nil
 	}
-	var role rbacv1.ClusterRole // a Role's fields are a subset
+	var role, old rbacv1.ClusterRole // a Role's fields are a subset
 	if err := json.Unmarshal(w.Object, &role); err != nil {
 		return fmt.Errorf("decode %s: %w", w.Target.Resource.Plural, err)
 	}
+	if w.Old != nil {
+		if err := json.Unmarshal(w.Old, &old); err != nil {
+			return fmt.Errorf("decode stored %s: %w", w.Target.Resource.Plural, err)
+		}
+	}
 	return r.escalation.CheckRole(w.Context(), w.Target.Resource.Plural, w.Target.Namespace, w.Meta.Name,
-		role.Rules, role.AggregationRule != nil)
+		role.Rules, hasAggregationRule(&role) || hasAggregationRule(&old))
+}
+
+// hasAggregationRule is kube's: a rule with at least one selector.
+func hasAggregationRule(role *rbacv1.ClusterRole) bool {
+	return role.AggregationRule != nil && len(role.AggregationRule.ClusterRoleSelectors) > 0
 }
 
 // AuthorizeWrite refuses a binding of a role its writer does not hold.

@@ -10,8 +10,8 @@ type candidate struct {
 }
 
 // claimAll registers the names of the candidates, and of the previous
-// resources of refused files, in precedence order: built-in definitions
-// first (see claimBuiltins), then definitions files
+// resources of refused files, in precedence order: the Reviews, then
+// built-in definitions (see claimBuiltins), then definitions files
 // before those created through the API; within each, what served before
 // (a candidate the previous snapshot served from the same file, then the
 // previous resources of refused files) before what is new, in file order.
@@ -19,6 +19,7 @@ type candidate struct {
 // without a previous snapshot the first file in path order wins, as Load
 // promises.
 func (l *loader) claimAll() {
+	l.claimReviews()
 	l.claimBuiltins()
 	for _, api := range []bool{false, true} {
 		for _, c := range l.candidates {

@@ -41,6 +41,9 @@ func (ix nameIndex) add(r *Resource) []string {
 	}
 	var failed reasons
 	for _, c := range r.claims() {
+		if c.value == "" { // a review has no listKind
+			continue
+		}
 		if prev, ok := names[strings.ToLower(c.value)]; ok {
 			failed.addf("%s %q collides with the %s %q of %s (defined in %s)%s",
 				c.field, c.value, prev.field, prev.value, prev.res.GroupResource(), prev.res.File, precedence(r, prev.res))
@@ -55,7 +58,7 @@ func (ix nameIndex) add(r *Resource) []string {
 	}
 	for _, c := range r.claims() {
 		key := strings.ToLower(c.value)
-		if _, taken := names[key]; !taken { // a resource's singular and kind are usually the same word
+		if _, taken := names[key]; !taken && key != "" { // a resource's singular and kind are usually the same word
 			names[key] = c
 		}
 	}
@@ -66,6 +69,9 @@ func (ix nameIndex) add(r *Resource) []string {
 // one created through the API to a definition file, which is not about
 // the order of files.
 func precedence(r, holder *Resource) string {
+	if holder.File == ReviewsFile {
+		return "; the server answers this review itself, whatever the definitions say"
+	}
 	if IsBuiltinFile(holder.File) {
 		return "; a built-in kind's names cannot be taken by another definition " +
 			"(the built-in is served whatever --schemas names; --runtime-config only switches it off)"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -60,17 +61,28 @@ func (x *Index) RulesFor(u *engine.User, namespace string) ([]authz.ResourceRule
 // "clusterroles") that grants more than the writing user holds, as
 // kube-apiserver does: unless the user may "escalate" it, every rule must
 // be covered by the user's own rules in namespace ("" for a ClusterRole);
-// an aggregationRule needs the escalate permission. A write with no user
-// (the server's own) passes. Errors: Forbidden.
+// and when the role has an aggregationRule, or had one before this write
+// (aggregated), the user must hold everything, since the rule can gather
+// anything and removing it takes the gathered rules from everyone bound.
+// A write with no user (the server's own) passes. Errors: Forbidden.
 func (x *Index) CheckRole(ctx context.Context, resource, namespace, name string, rules []rbacv1.PolicyRule, aggregated bool) error {
 	u, ok := engine.UserFrom(ctx)
 	if !ok || x.may(ctx, u, "escalate", resource, namespace, name) {
 		return nil
 	}
-	if aggregated {
-		return forbidden(resource, name, "must have cluster-admin privileges to use an aggregationRule")
+	if err := x.confirmNoEscalation(u, resource, namespace, name, rules); err != nil {
+		return err
 	}
-	return x.confirmNoEscalation(u, resource, namespace, name, rules)
+	if aggregated && x.confirmNoEscalation(u, resource, namespace, name, fullAuthority) != nil {
+		return forbidden(resource, name, "must have cluster-admin privileges to use the aggregationRule")
+	}
+	return nil
+}
+
+// fullAuthority is everything, kube's: what an aggregationRule needs.
+var fullAuthority = []rbacv1.PolicyRule{
+	{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
+	{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}},
 }
 
 // CheckBinding refuses a RoleBinding or ClusterRoleBinding of a role
@@ -144,6 +156,9 @@ func (x *Index) may(ctx context.Context, u *engine.User, verb, resource, namespa
 	return d == authz.DecisionAllow
 }
 
+// confirmNoEscalation refuses rules u does not hold in namespace with
+// kube's message: the missing rules, compacted, one per line, sorted and
+// without repeats.
 func (x *Index) confirmNoEscalation(u *engine.User, resource, namespace, name string, rules []rbacv1.PolicyRule) error {
 	if u.InGroup(engine.GroupMasters) {
 		return nil
@@ -152,12 +167,36 @@ func (x *Index) confirmNoEscalation(u *engine.User, resource, namespace, name st
 	if len(missing) == 0 {
 		return nil
 	}
-	parts := make([]string, len(missing))
-	for i, r := range missing {
-		parts[i] = compactRule(r)
+	var parts []string
+	for _, r := range compactRules(missing) {
+		parts = append(parts, compactRule(r))
 	}
+	slices.Sort(parts)
+	parts = slices.Compact(parts)
 	return forbidden(resource, name, fmt.Sprintf("user %q (groups=%q) is attempting to grant RBAC permissions not currently held:\n%s",
 		u.Name, u.Groups, strings.Join(parts, "\n")))
+}
+
+// compactRules merges the rules of one group and one resource, with
+// nothing but verbs besides, into one rule of all their verbs, as kube's
+// CompactRules does to the missing rules before it prints them.
+func compactRules(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	simple := map[[2]string]int{} // group, resource -> index in out
+	for _, r := range rules {
+		if len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 || len(r.APIGroups) != 1 || len(r.Resources) != 1 {
+			out = append(out, r)
+			continue
+		}
+		key := [2]string{r.APIGroups[0], r.Resources[0]}
+		if i, ok := simple[key]; ok {
+			out[i].Verbs = append(slices.Clip(out[i].Verbs), r.Verbs...)
+			continue
+		}
+		simple[key] = len(out)
+		out = append(out, r)
+	}
+	return out
 }
 
 // compactRule prints a rule as kube's CompactString does.
@@ -170,8 +209,8 @@ func compactRule(r rbacv1.PolicyRule) string {
 	}
 	add("APIGroups", r.APIGroups)
 	add("Resources", r.Resources)
-	add("ResourceNames", r.ResourceNames)
 	add("NonResourceURLs", r.NonResourceURLs)
+	add("ResourceNames", r.ResourceNames)
 	add("Verbs", r.Verbs)
 	return "{" + strings.Join(parts, ", ") + "}"
 }

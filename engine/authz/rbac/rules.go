@@ -8,6 +8,7 @@
 package rbac
 
 import (
+	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -68,14 +69,18 @@ func resourceNameMatches(rule *rbacv1.PolicyRule, name string) bool {
 // in "*".
 func nonResourceURLMatches(rule *rbacv1.PolicyRule, path string) bool {
 	for _, u := range rule.NonResourceURLs {
-		switch {
-		case u == "*", u == path:
-			return true
-		case strings.HasSuffix(u, "*") && strings.HasPrefix(path, strings.TrimSuffix(u, "*")):
+		if u == "*" || nonResourceURLCovers(u, path) {
 			return true
 		}
 	}
 	return false
+}
+
+// nonResourceURLCovers: owner is path, or ends in "*" and path starts
+// with what precedes its stars (kube's nonResourceURLCovers; a requested
+// "/a/*" is covered by "/a/*" or "/*", never by "/a/b").
+func nonResourceURLCovers(owner, path string) bool {
+	return owner == path || (strings.HasSuffix(owner, "*") && strings.HasPrefix(path, strings.TrimRight(owner, "*")))
 }
 
 // Uncovered returns the parts of requested that owner does not hold,
@@ -94,27 +99,30 @@ func Uncovered(owner, requested []rbacv1.PolicyRule) []rbacv1.PolicyRule {
 	return missing
 }
 
-// breakdown splits a rule into rules of one of each thing it names.
+// breakdown splits a rule into rules of one of each thing it names, in
+// kube's BreakdownRule order (group, resource, verb, name; then URL,
+// verb), which is the order the refusal lists them in.
 func breakdown(rule rbacv1.PolicyRule) []rbacv1.PolicyRule {
 	var out []rbacv1.PolicyRule
-	names := rule.ResourceNames
-	if len(names) == 0 {
-		names = []string{""}
-	}
-	for _, verb := range rule.Verbs {
-		for _, g := range rule.APIGroups {
-			for _, r := range rule.Resources {
-				for _, n := range names {
-					atom := rbacv1.PolicyRule{Verbs: []string{verb}, APIGroups: []string{g}, Resources: []string{r}}
-					if n != "" {
-						atom.ResourceNames = []string{n}
-					}
+	for _, g := range rule.APIGroups {
+		for _, r := range rule.Resources {
+			for _, verb := range rule.Verbs {
+				atom := rbacv1.PolicyRule{APIGroups: []string{g}, Resources: []string{r}, Verbs: []string{verb}}
+				if len(rule.ResourceNames) == 0 {
 					out = append(out, atom)
+					continue
+				}
+				for _, n := range rule.ResourceNames {
+					named := atom
+					named.ResourceNames = []string{n}
+					out = append(out, named)
 				}
 			}
 		}
-		for _, u := range rule.NonResourceURLs {
-			out = append(out, rbacv1.PolicyRule{Verbs: []string{verb}, NonResourceURLs: []string{u}})
+	}
+	for _, u := range rule.NonResourceURLs {
+		for _, verb := range rule.Verbs {
+			out = append(out, rbacv1.PolicyRule{NonResourceURLs: []string{u}, Verbs: []string{verb}})
 		}
 	}
 	return out
@@ -130,46 +138,66 @@ func coveredByAny(owner []rbacv1.PolicyRule, atom *rbacv1.PolicyRule) bool {
 }
 
 // covers reports whether owner holds everything of the one-of-each
-// rule atom, kube's ruleCovers.
+// rule atom, kube's ruleCovers: verbs and apiGroups have the wildcard
+// "*", resources "*" and "*/subresource", nonResourceURLs a "*" suffix;
+// resourceNames have none. A "*" among an owner's resourceNames is the
+// name "*", as authorization reads it: it covers only a requested "*".
+// An owner without resourceNames covers every name, and only such an
+// owner covers a rule without them.
 func covers(owner, atom *rbacv1.PolicyRule) bool {
-	if !has(owner.Verbs, atom.Verbs[0]) {
-		return false
-	}
-	if len(atom.NonResourceURLs) > 0 {
-		return len(owner.NonResourceURLs) > 0 && nonResourceURLMatches(owner, atom.NonResourceURLs[0]) &&
-			(!strings.HasSuffix(atom.NonResourceURLs[0], "*") || hasPrefixCover(owner.NonResourceURLs, atom.NonResourceURLs[0]))
-	}
-	if !has(owner.APIGroups, atom.APIGroups[0]) || !resourceCovers(owner.Resources, atom.Resources[0]) {
-		return false
-	}
-	if len(owner.ResourceNames) == 0 {
+	return hasAll(owner.Verbs, atom.Verbs, true) &&
+		hasAll(owner.APIGroups, atom.APIGroups, true) &&
+		resourcesCover(owner.Resources, atom.Resources) &&
+		urlsCover(owner.NonResourceURLs, atom.NonResourceURLs) &&
+		namesCover(owner.ResourceNames, atom.ResourceNames)
+}
+
+// hasAll reports whether owner holds every value of want, or (when
+// wildcard) the value "*".
+func hasAll(owner, want []string, wildcard bool) bool {
+	if wildcard && slices.Contains(owner, "*") {
 		return true
 	}
-	return len(atom.ResourceNames) == 1 && has(owner.ResourceNames, atom.ResourceNames[0])
-}
-
-// hasPrefixCover: a requested "/a/*" needs an owner "*" or a prefix of it
-// ending in "*".
-func hasPrefixCover(owner []string, want string) bool {
-	for _, u := range owner {
-		if u == "*" || (strings.HasSuffix(u, "*") && strings.HasPrefix(want, strings.TrimSuffix(u, "*"))) {
-			return true
+	for _, w := range want {
+		if !slices.Contains(owner, w) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
-// resourceCovers: "*" covers all, "*/sub" covers "x/sub", else equality.
-func resourceCovers(owner []string, want string) bool {
-	for _, r := range owner {
-		if r == "*" || r == want {
-			return true
+// resourcesCover: "*" covers all, "*/sub" covers "x/sub", else equality.
+func resourcesCover(owner, want []string) bool {
+	if hasAll(owner, want, true) {
+		return true
+	}
+	for _, w := range want {
+		if slices.Contains(owner, w) {
+			continue
 		}
-		if sub, ok := strings.CutPrefix(r, "*/"); ok {
-			if _, wsub, found := strings.Cut(want, "/"); found && wsub == sub {
-				return true
-			}
+		_, sub, found := strings.Cut(w, "/")
+		if !found || !slices.Contains(owner, "*/"+sub) {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// urlsCover: every wanted URL is covered by one owner URL.
+func urlsCover(owner, want []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(owner, func(o string) bool { return nonResourceURLCovers(o, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesCover compares resourceNames literally: an owner without names
+// covers everything; a request without names needs such an owner.
+func namesCover(owner, want []string) bool {
+	if len(owner) == 0 {
+		return true
+	}
+	return len(want) > 0 && hasAll(owner, want, false)
 }

@@ -52,6 +52,7 @@ func TestUncovered(t *testing.T) {
 		{Verbs: []string{"update"}, APIGroups: []string{"a.io"}, Resources: []string{"*/status"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"cms"}, ResourceNames: []string{"one"}},
 		{Verbs: []string{"get"}, NonResourceURLs: []string{"/logs/*"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"*"}},
 	}
 	tests := []struct {
 		name    string
@@ -67,6 +68,11 @@ func TestUncovered(t *testing.T) {
 		{"url under prefix", rbacv1.PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/logs/a"}}, 0},
 		{"url prefix itself", rbacv1.PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/logs/a/*"}}, 0},
 		{"url elsewhere", rbacv1.PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/*"}}, 1},
+		// resourceNames have no wildcard: "*" is a name, as authorization reads it.
+		{"a name under the name *", rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"s1"}}, 1},
+		{"the name *", rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"*"}}, 0},
+		{"all names under the name *", rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}}, 1},
+		{"a url rule is not a resource rule", rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"a.io"}, Resources: []string{"ws"}, NonResourceURLs: []string{"/logs/a"}}, 0},
 	}
 	for _, tt := range tests {
 		if got := Uncovered(owner, []rbacv1.PolicyRule{tt.req}); len(got) != tt.missing {
