@@ -41,6 +41,10 @@ type Config struct {
 	// MaxOpenConnections bounds the connections served at once (0: no
 	// bound); see connlimit.
 	MaxOpenConnections int
+	// FirstRequestTimeout closes a connection that has not sent its
+	// first request's headers, TLS handshake included, this long after it
+	// was accepted (0: no bound); see connlimit.
+	FirstRequestTimeout time.Duration
 	// GCPercent tunes Go's garbage collector for serve
 	// (debug.SetGCPercent); 0 leaves it as the GOGC environment variable
 	// sets it.
@@ -56,6 +60,13 @@ type Config struct {
 // heap (80,000 objects of a namespace being deleted held 150 MiB, since
 // cut) made the collector run without pause.
 const defaultGCPercent = 200
+
+// defaultFirstRequestTimeout bounds a new connection's TLS handshake and
+// first request's headers: Go's HTTP/2 server gives the client preface
+// as long, and it is ample over a slow link, yet an idle socket gives its
+// place back three times sooner than at kube's ReadHeaderTimeout (32 s,
+// twice over TLS).
+const defaultFirstRequestTimeout = 10 * time.Second
 
 // commands is what the usage says of each subcommand.
 const commands = `Commands:
@@ -98,8 +109,12 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 		securityFlags(fs, &c.Security, withEnv)
 		fs.IntVar(&c.MaxOpenConnections, "max-open-connections", connlimit.DefaultLimit(),
 			fmt.Sprintf("most connections open at once, the default derived from the file-descriptor limit; %d more are kept for /healthz, /livez and /readyz "+
-				"(other requests on them get 429), beyond that a connection is closed at once (0: no bound)", connlimit.Reserve)+
+				"(other requests on them get 429), beyond that a connection is closed at once; one client address holds at most a quarter of them "+
+				"until they authenticate (0: no bound)", connlimit.Reserve)+
 				withEnv("max-open-connections", "DYNAPI_MAX_OPEN_CONNECTIONS"))
+		fs.DurationVar(&c.FirstRequestTimeout, "first-request-timeout", defaultFirstRequestTimeout,
+			"close a connection that has not sent its first request's headers (TLS handshake included) this long after it opened (0: no bound)"+
+				withEnv("first-request-timeout", "DYNAPI_FIRST_REQUEST_TIMEOUT"))
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
 		fs.DurationVar(&c.WatchBookmarkInterval, "watch-bookmark-interval", 10*time.Second,

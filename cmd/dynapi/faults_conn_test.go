@@ -52,11 +52,13 @@ func TestConnectionsBounded(t *testing.T) {
 	if code != http.StatusTooManyRequests || !strings.Contains(answer, "Retry-After: 1") {
 		t.Errorf("a list at the connection limit = %d:\n%s\nwant 429 with Retry-After", code, answer)
 	}
+	// Idle connections fill the reserve, each from an address of its own:
+	// one address holds a quarter of the limit before its first request.
 	var idle []net.Conn
-	for range connlimit.Reserve {
-		idle = append(idle, dialKept(t, addr))
+	for i := range connlimit.Reserve {
+		idle = append(idle, dialFrom(t, fmt.Sprintf("127.0.1.%d", i+1), addr))
 	}
-	over := dialKept(t, addr)
+	over := dialFrom(t, "127.0.2.1", addr)
 	_ = over.SetReadDeadline(time.Now().Add(processStopTimeout))
 	if _, err := over.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
 		t.Errorf("a connection over the limit and the reserve: read = %v, want it closed", err)

@@ -147,7 +147,7 @@ func (m *Main) serve(api *httpapi.Server) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	m.listener = controlplane.Listen(ln, m.Config.MaxOpenConnections)
+	m.listener = controlplane.Listen(ln, m.Config.MaxOpenConnections, m.Config.FirstRequestTimeout, m.Config.Security.authenticated())
 	m.http = controlplane.NewHTTPServer(api)
 	m.served = make(chan error, 1)
 	scheme := "http"

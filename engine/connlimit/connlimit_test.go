@@ -39,7 +39,7 @@ func TestListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewListener(inner, 2, 1)
+	l := NewListener(inner, 2, 1, Options{})
 	t.Cleanup(func() { l.Close() })
 	conns := make(chan accepted)
 	go func() {

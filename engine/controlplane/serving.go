@@ -31,16 +31,24 @@ const (
 // once, letting the other requests in flight finish.
 func NewHTTPServer(api *httpapi.Server) *http.Server {
 	s := &http.Server{Handler: api, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
-		MaxHeaderBytes: MaxHeaderBytes, ConnContext: connlimit.ConnContext}
+		MaxHeaderBytes: MaxHeaderBytes, ConnContext: connlimit.ConnContext, ConnState: connlimit.ConnState}
 	s.RegisterOnShutdown(api.EndWatches)
 	return s
 }
 
 // Listen bounds ln to maxOpen connections (0: no bound), plus
-// connlimit.Reserve that only health checks are served on.
-func Listen(ln net.Listener, maxOpen int) net.Listener {
-	if maxOpen <= 0 {
+// connlimit.Reserve that only health checks are served on; one client
+// address to a quarter of maxOpen connections not yet authenticated (on a
+// server that authenticates, or else not yet past their first request),
+// so that one address cannot fill the cap; and a connection to
+// firstRequest (0: no bound) from accept to its first request's headers.
+func Listen(ln net.Listener, maxOpen int, firstRequest time.Duration, authenticating bool) net.Listener {
+	if maxOpen <= 0 && firstRequest <= 0 {
 		return ln
 	}
-	return connlimit.NewListener(ln, maxOpen, connlimit.Reserve)
+	opts := connlimit.Options{FirstRequestTimeout: firstRequest, Authenticating: authenticating}
+	if maxOpen > 0 {
+		opts.PerAddress = max(maxOpen/4, 1)
+	}
+	return connlimit.NewListener(ln, maxOpen, connlimit.Reserve, opts)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/authz"
+	"github.com/dynapi/dynapi/engine/connlimit"
 )
 
 // Authenticator finds who a request comes from (see package authn): ok is
@@ -40,7 +41,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		u, ok, err := s.authn.Authenticate(r)
 		switch {
 		case ok:
-			r.Header.Del("Authorization") // as kube: no handler sees the credentials
+			r.Header.Del("Authorization")        // as kube: no handler sees the credentials
+			connlimit.Authenticated(r.Context()) // its connection is proven: see connlimit
 		case openPath(r.URL.Path):
 		case err == nil && s.anonymous:
 			u = anonymousUser
