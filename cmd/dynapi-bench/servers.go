@@ -109,6 +109,10 @@ func (c *cluster) close() error {
 	if c.pg != nil {
 		errs = append(errs, c.pg.Stop())
 	}
+	if c.pg != nil {
+		// Run as root, the cluster may live outside c.tmp.
+		errs = append(errs, pgserver.Remove(filepath.Join(c.tmp, "pg")))
+	}
 	if c.tmp != "" {
 		errs = append(errs, os.RemoveAll(c.tmp))
 	}

@@ -113,6 +113,13 @@ func TestReadyzFollowsTheDatabase(t *testing.T) {
 
 func TestPrivatePostgres(t *testing.T) {
 	dataDir := t.TempDir()
+	// Run as root, the cluster may live outside dataDir (see pgserver's
+	// Options.DataDir); removed after the server stops.
+	t.Cleanup(func() {
+		if err := pgserver.Remove(dataDir); err != nil {
+			t.Error(err)
+		}
+	})
 	m := startMain(t, Config{DataDir: dataDir})
 	code, body := httpGet(t, "http://"+m.Addr()+"/api/v1/namespaces/default")
 	if code != http.StatusOK || !strings.Contains(body, `"name":"default"`) {

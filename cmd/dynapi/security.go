@@ -128,17 +128,49 @@ func (c SecurityConfig) checkListen(addr string) error {
 	if c.authenticated() || c.InsecureAllowAnyAddress {
 		return nil
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--listen %q: %w", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
+	local, err := loopback(addr)
+	if err != nil || local {
+		return err
 	}
 	return fmt.Errorf("refusing to listen on %s with no authentication configured: anyone who reaches it could read and change "+
 		"everything. Configure --token-auth-file, --client-ca-file or --oidc-issuer-url, listen on 127.0.0.1, "+
 		"or pass --insecure-allow-any-address", addr)
+}
+
+// loopback reports whether addr (host:port) is reachable from this
+// machine only.
+func loopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("--listen %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
+
+// The start-up warnings of configurations that run but expose more than
+// their flags suggest.
+const (
+	warnClearTokens = "bearer tokens are accepted over plain HTTP on a non-loopback address: they travel in clear text, " +
+		"and whoever sees one on the network can use it; serve TLS with --tls-cert-file and --tls-private-key-file"
+	warnAlwaysAllow = "--authorization-mode=AlwaysAllow: every authenticated user may do anything, read every Secret included; " +
+		"use --authorization-mode=RBAC"
+)
+
+// warnings returns the start-up warnings of cfg, which checkListen
+// accepted.
+func (cfg Config) warnings() []string {
+	sec := cfg.Security
+	var out []string
+	tokens := sec.TokenAuthFile != "" || sec.OIDC.IssuerURL != ""
+	if local, _ := loopback(cfg.Listen); tokens && !local && cfg.TLSCertFile == "" {
+		out = append(out, warnClearTokens)
+	}
+	if sec.authenticated() && sec.AuthorizationMode == modeAlwaysAllow {
+		out = append(out, warnAlwaysAllow)
+	}
+	return out
 }

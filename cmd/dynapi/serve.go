@@ -60,6 +60,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.Config.Security.checkListen(m.Config.Listen); err != nil {
 		return err
 	}
+	for _, w := range m.Config.warnings() {
+		m.Logger.Warn(w, "listen", m.Config.Listen)
+	}
 	m.metrics = newMetricsRegistry()
 	if err := m.openDatabase(ctx); err != nil {
 		return err

@@ -5,7 +5,6 @@ package pgserver
 import (
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -78,35 +77,69 @@ func (a *account) chownTree(dir string) error {
 	})
 }
 
-// makeTraversable adds the others' search bit to every ancestor of path
-// that the account could not pass through: os.MkdirTemp and t.TempDir make
-// 0700 directories, and root's home is often 0700 too.
-func (a *account) makeTraversable(path string, log *slog.Logger) error {
+// blocked returns the first directory on the way from / to dir, dir
+// included, that the account may not pass through, or "" when it reaches
+// dir. It changes nothing: dynapi never opens up a directory it did not
+// make (os.MkdirTemp, t.TempDir and root's home are 0700), since that
+// would expose what else is in it.
+func (a *account) blocked(dir string) (string, error) {
+	if a == nil {
+		return "", nil
+	}
+	var ways []string
+	for d := dir; ; d = filepath.Dir(d) {
+		ways = append(ways, d)
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	for i := len(ways) - 1; i >= 0; i-- {
+		fi, err := os.Stat(ways[i])
+		if err != nil {
+			return "", fmt.Errorf("stat %s: %w", ways[i], err)
+		}
+		if !a.canTraverse(fi) {
+			return ways[i], nil
+		}
+	}
+	return "", nil
+}
+
+// sharedDir holds, when dynapi runs as root, what the postgres user could
+// not reach where it was asked for (a cluster under root's home, say): a
+// directory of dynapi's own, owned by root, that others may pass through
+// but neither list nor write (0711). It is persistent, as a cluster is.
+const sharedDir = "/var/lib/dynapi"
+
+// shared makes sharedDir if needed and checks that it is as said.
+func (a *account) shared() (string, error) {
+	if err := os.MkdirAll(sharedDir, 0o711); err != nil {
+		return "", fmt.Errorf("create %s: %w", sharedDir, err)
+	}
+	fi, err := os.Lstat(sharedDir)
+	if err != nil {
+		return "", fmt.Errorf("stat %s: %w", sharedDir, err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
+		return "", fmt.Errorf("%s must be a directory owned by root that only root may write (it is %v)", sharedDir, fi.Mode())
+	}
+	dir, err := a.blocked(sharedDir)
+	switch {
+	case err != nil:
+		return "", err
+	case dir != "":
+		return "", fmt.Errorf("the postgres user cannot pass through %s, on the way to %s", dir, sharedDir)
+	}
+	return sharedDir, nil
+}
+
+// openUp lets the account pass through dir, a directory dynapi made.
+func (a *account) openUp(dir string) error {
 	if a == nil {
 		return nil
 	}
-	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
-		if err := a.traverse(dir, log); err != nil {
-			return err
-		}
-		if dir == filepath.Dir(dir) {
-			return nil
-		}
-	}
-}
-
-// traverse makes one directory traversable by the account.
-func (a *account) traverse(dir string, log *slog.Logger) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", dir, err)
-	}
-	if a.canTraverse(fi) {
-		return nil
-	}
-	mode := fi.Mode().Perm() | 0o001
-	log.Warn("making directory traversable for the postgres user", "dir", dir, "mode", mode)
-	if err := os.Chmod(dir, mode); err != nil {
+	if err := os.Chmod(dir, 0o711); err != nil {
 		return fmt.Errorf("chmod %s: %w", dir, err)
 	}
 	return nil

@@ -26,6 +26,9 @@ func (s *Server) initCluster() error {
 	if err != nil {
 		return err
 	}
+	if err := s.mustReach(filepath.Dir(s.dataDir)); err != nil {
+		return err
+	}
 	if !fresh {
 		return s.acct.chownTree(s.dataDir)
 	}
@@ -67,9 +70,9 @@ func (s *Server) needsInitdb() (bool, error) {
 // start launches the postmaster, logging to a fresh server log, and waits
 // until it is ready.
 func (s *Server) start(ctx context.Context) error {
-	logFile, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	logFile, err := s.openLog()
 	if err != nil {
-		return fmt.Errorf("open server log: %w", err)
+		return err
 	}
 	defer logFile.Close() // the child holds its own descriptor
 	cmd := s.command("postgres", s.serverArgs()...)
@@ -80,6 +83,24 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("start postgres: %w", err)
 	}
 	return s.waitReady(ctx)
+}
+
+// openLog opens the server log afresh, for the server account alone: it
+// holds statements and the values in them.
+func (s *Server) openLog() (*os.File, error) {
+	f, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open server log: %w", err)
+	}
+	// The mode given applies only to a new file; an earlier dynapi made
+	// the log world-readable.
+	if err := f.Chmod(0o600); err != nil {
+		return nil, errors.Join(fmt.Errorf("chmod server log: %w", err), f.Close())
+	}
+	if err := s.acct.chown(s.logPath); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	return f, nil
 }
 
 // serverArgs configures the server: Unix socket only, room for many test

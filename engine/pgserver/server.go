@@ -7,11 +7,9 @@ package pgserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -20,7 +18,9 @@ type Options struct {
 	// DataDir is where a persistent server keeps its files: the cluster in
 	// DataDir/pgdata (created by initdb on first use, reused afterwards) and
 	// the server log in DataDir/postgres.log. For an Ephemeral server it is
-	// the parent of its temporary directory (default: os.TempDir()).
+	// the parent of its temporary directory (default: os.TempDir()). Run as
+	// root, a new cluster that the postgres user could not reach there goes
+	// under /var/lib/dynapi, with DataDir/pgdata a symbolic link to it.
 	DataDir string
 	// Ephemeral servers live in a new temporary directory that Stop removes,
 	// and trade durability for speed (fsync, synchronous_commit and
@@ -114,68 +114,4 @@ func (s *Server) Stop() error {
 		s.log.Info("PostgreSQL stopped", "dataDir", s.dataDir)
 	})
 	return s.stopErr
-}
-
-// prepare lays out the directories and creates the cluster if needed.
-func (s *Server) prepare(dataDir string) error {
-	base, err := s.baseDir(dataDir)
-	if err != nil {
-		return err
-	}
-	s.dataDir = filepath.Join(base, "pgdata")
-	s.logPath = filepath.Join(base, "postgres.log")
-	// The socket directory is short (a socket path must fit 107 bytes) and
-	// fresh, so two servers never share one.
-	if s.sockDir, err = s.tempDir(""); err != nil {
-		return err
-	}
-	if err := s.acct.chown(s.sockDir); err != nil {
-		return err
-	}
-	if err := s.acct.makeTraversable(s.sockDir, s.log); err != nil {
-		return err
-	}
-	if err := s.acct.makeTraversable(s.dataDir, s.log); err != nil {
-		return err
-	}
-	return s.initCluster()
-}
-
-// baseDir returns the directory holding the cluster and the log.
-func (s *Server) baseDir(dataDir string) (string, error) {
-	if s.ephemeral {
-		return s.tempDir(dataDir)
-	}
-	if dataDir == "" {
-		return "", errors.New("start postgres: a data directory is required unless ephemeral")
-	}
-	base, err := filepath.Abs(dataDir)
-	if err != nil {
-		return "", fmt.Errorf("resolve data directory: %w", err)
-	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return "", fmt.Errorf("create data directory: %w", err)
-	}
-	return base, nil
-}
-
-// tempDir makes a temporary directory under parent that Stop removes.
-func (s *Server) tempDir(parent string) (string, error) {
-	dir, err := os.MkdirTemp(parent, "dynapi-pg-")
-	if err != nil {
-		return "", fmt.Errorf("create temporary directory: %w", err)
-	}
-	s.temps = append(s.temps, dir)
-	return dir, nil
-}
-
-// removeTemps deletes the temporary directories.
-func (s *Server) removeTemps() error {
-	var errs []error
-	for _, dir := range s.temps {
-		if err := os.RemoveAll(dir); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
-		}
-	}
-	return errors.Join(errs...)
 }

@@ -10,6 +10,21 @@ import (
 	"testing"
 )
 
+// dataDir returns a new data directory for a persistent server, removed
+// with its cluster when the test ends (after Stop, which a later cleanup
+// runs first): run as root, the cluster may live outside the test's
+// temporary directory.
+func dataDir(t *testing.T, elem ...string) string {
+	t.Helper()
+	dir := filepath.Join(append([]string{t.TempDir()}, elem...)...)
+	t.Cleanup(func() {
+		if err := Remove(dir); err != nil {
+			t.Error(err)
+		}
+	})
+	return dir
+}
+
 // psql runs one query against s with the server's own client.
 func psql(t *testing.T, s *Server, query string) string {
 	t.Helper()
@@ -44,7 +59,7 @@ func TestStartEphemeral(t *testing.T) {
 
 // TestStartPersistent checks that a restarted server keeps its data.
 func TestStartPersistent(t *testing.T) {
-	dataDir := filepath.Join(t.TempDir(), "nested", ".dynapi")
+	dataDir := dataDir(t, "nested", ".dynapi")
 	s, err := Start(t.Context(), Options{DataDir: dataDir})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +93,7 @@ func TestStartRejectsForeignDirectory(t *testing.T) {
 // TestStartFailureShowsLog starts a second server on a running one's
 // cluster: PostgreSQL refuses, and the error carries its log.
 func TestStartFailureShowsLog(t *testing.T) {
-	dataDir := t.TempDir()
+	dataDir := dataDir(t)
 	s, err := Start(t.Context(), Options{DataDir: dataDir})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +128,7 @@ func TestPID(t *testing.T) {
 // TestRunning finds the server a persistent Start left running, and
 // nothing once it is stopped.
 func TestRunning(t *testing.T) {
-	dataDir := t.TempDir()
+	dataDir := dataDir(t)
 	if _, ok := Running(dataDir); ok {
 		t.Fatal("Running found a server in an empty directory")
 	}
