@@ -151,7 +151,9 @@ func (s *testServer) hostDo(host, method, path, contentType, body string) respon
 func TestOpenServerRefusesWhatAPageCanSend(t *testing.T) {
 	open := newTestServer(t)
 	secured, _, _ := securedServer(t)
-	ns := func(name string) string { return `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + name + `"}}` }
+	ns := func(name string) string {
+		return `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + name + `"}}`
+	}
 	for _, host := range []string{"localhost", "localhost:8080", "LOCALHOST:1", "127.0.0.1", "127.0.0.1:9", "127.9.8.7:80", "[::1]", "[::1]:8080", "::1"} {
 		if r := open.hostDo(host, http.MethodGet, "/version", "", ""); r.code != http.StatusOK {
 			t.Errorf("Host %s: %d %s", host, r.code, r.body)
