@@ -18,11 +18,14 @@ import (
 //     127.0.0.1 is the same origin as the server for the browser, and
 //     reads and writes everything. Its requests carry Host: evil.example,
 //     so only loopback host names are served (unless Options.InsecureAnyHost).
-//   - A body without a Content-Type, which any page may POST to any
-//     address with no CORS preflight, and which would be decoded as JSON:
-//     a write must name its media type. (A page can only send the simple
+//   - A POST without a Content-Type, which any page may send to any
+//     address with no CORS preflight, and whose body would be decoded as
+//     JSON: a POST with a body must name its media type. Other methods
+//     need a preflight, which is never granted, and keep kube's reading
+//     of a missing Content-Type as JSON, which client-go's scale client
+//     (kubectl scale, a PUT) relies on. A page can send only the simple
 //     text/plain, form and multipart types otherwise, which no handler
-//     decodes.)
+//     decodes.
 //
 // With an authenticator a page's request carries no credentials (a
 // browser adds no bearer token of its own) and nothing changes here: a
@@ -37,7 +40,7 @@ func (s *Server) guardOpen(next http.Handler) http.Handler {
 			s.writeError(w, r, foreignHostError(r.Host))
 			return
 		}
-		if writesBody(r) && strings.TrimSpace(r.Header.Get("Content-Type")) == "" {
+		if r.Method == http.MethodPost && r.ContentLength != 0 && strings.TrimSpace(r.Header.Get("Content-Type")) == "" {
 			s.writeError(w, r, errNoContentType)
 			return
 		}
@@ -60,18 +63,6 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// writesBody reports whether a request carries a body the server would
-// decode: a POST, PUT, PATCH or DELETE (its DeleteOptions) with a body.
-// Without one there is nothing to misread, and the request gets its usual
-// answer (405 for a POST on an object, say).
-func writesBody(r *http.Request) bool {
-	switch r.Method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		return r.ContentLength != 0
-	}
-	return false
-}
-
 // foreignHostError refuses a Host that is not a loopback name.
 func foreignHostError(host string) *engine.Error {
 	return engine.Errorf(engine.CodeForbidden, "host %q is not served: without authentication, dynapi serves only loopback "+
@@ -79,7 +70,7 @@ func foreignHostError(host string) *engine.Error {
 		"authentication (--token-auth-file, --client-ca-file or --oidc-issuer-url) to serve other names", host)
 }
 
-// errNoContentType refuses a write that names no media type.
-var errNoContentType = engine.Errorf(engine.CodeUnsupportedMediaType, "the request has no Content-Type: without "+
-	"authentication, dynapi refuses a write that names no media type, since any web page can make a browser send one; "+
-	"send Content-Type: application/json (or application/yaml, or the patch type)")
+// errNoContentType refuses a POST whose body names no media type.
+var errNoContentType = engine.Errorf(engine.CodeUnsupportedMediaType, "the POST has a body but no Content-Type: "+
+	"without authentication, dynapi refuses it, since any web page can make a browser send one; "+
+	"send Content-Type: application/json (or application/yaml)")

@@ -171,9 +171,10 @@ func TestOpenServerRefusesWhatAPageCanSend(t *testing.T) {
 	if !strings.Contains(r.get("message").String(), "no Content-Type") {
 		t.Errorf("message: %s", r.body)
 	}
-	wantStatus(t, open.do(http.MethodDelete, "/api/v1/namespaces/x", "", `{"kind":"DeleteOptions"}`), http.StatusUnsupportedMediaType, "UnsupportedMediaType")
 	open.mustDo(http.StatusCreated, http.MethodPost, "/api/v1/namespaces", "application/json", ns("typed"))
-	open.mustDo(http.StatusOK, http.MethodDelete, "/api/v1/namespaces/typed", "", "") // no body: nothing to decode
+	// Other methods need a CORS preflight, which is never granted: a
+	// missing Content-Type is JSON there, as client-go's scale client needs.
+	open.mustDo(http.StatusOK, http.MethodDelete, "/api/v1/namespaces/typed", "", `{"kind":"DeleteOptions","apiVersion":"v1"}`)
 	// With authentication, a missing Content-Type is JSON, as in kube,
 	// and any Host is served.
 	secured.mustDo(http.StatusCreated, http.MethodPost, "/api/v1/namespaces", "", ns("untyped"), "Authorization", "Bearer admin-token")
