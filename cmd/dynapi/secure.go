@@ -31,6 +31,9 @@ func (m *Main) secure(service *resource.Service, opts *httpapi.Options) error {
 		opts.Authenticator, opts.Anonymous = authns, sec.AnonymousAuth
 	} else {
 		m.Logger.Warn("no authentication configured: every request is served as system:anonymous")
+		// Told to serve beyond loopback, it must answer the names it is
+		// reached by; otherwise only loopback names are served.
+		opts.InsecureAnyHost = sec.InsecureAllowAnyAddress
 	}
 	if sec.AuditPolicyFile != "" {
 		policy, err := audit.LoadPolicy(sec.AuditPolicyFile)

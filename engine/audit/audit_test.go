@@ -55,6 +55,10 @@ rules:
 		{"other name", res("update", "a.io", "ws", "", "dev", "plain"), LevelNone},
 		{"url prefix", authz.Attributes{User: u, Verb: "post", Path: "/debug/pprof/x"}, LevelMetadata},
 		{"no rule", authz.Attributes{User: u, Verb: "post", Path: "/apis"}, LevelNone},
+		// A request refused for its credentials has no user: rules naming
+		// users or groups pass it by, the others match it, as in kube.
+		{"no user, users rule", authz.Attributes{Verb: "get", Path: "/metrics"}, LevelMetadata},
+		{"no user, groups rule", authz.Attributes{ResourceRequest: true, Verb: "get", Resource: "secrets", Namespace: "x", Name: "s"}, LevelMetadata},
 	}
 	for _, tt := range tests {
 		if got, _ := p.Evaluate(&tt.a); got != tt.want {

@@ -30,7 +30,7 @@ type Event struct {
 
 // UserInfo is authenticationv1.UserInfo.
 type UserInfo struct {
-	Username string              `json:"username"`
+	Username string              `json:"username,omitempty"`
 	UID      string              `json:"uid,omitempty"`
 	Groups   []string            `json:"groups,omitempty"`
 	Extra    map[string][]string `json:"extra,omitempty"`

@@ -119,15 +119,14 @@ func (p *Policy) Evaluate(a *authz.Attributes) (Level, []Stage) {
 	return LevelNone, nil
 }
 
-// matches is kube's policy rule matching.
+// matches is kube's policy rule matching. A request with no user (one
+// refused for its credentials) matches only rules that name no users and
+// no groups, as in kube, so that failed logins are recorded too.
 func (r *Rule) matches(a *authz.Attributes) bool {
-	if a.User == nil {
+	if len(r.Users) > 0 && (a.User == nil || !slices.Contains(r.Users, a.User.Name)) {
 		return false
 	}
-	if len(r.Users) > 0 && !slices.Contains(r.Users, a.User.Name) {
-		return false
-	}
-	if len(r.UserGroups) > 0 && !slices.ContainsFunc(r.UserGroups, a.User.InGroup) {
+	if len(r.UserGroups) > 0 && (a.User == nil || !slices.ContainsFunc(r.UserGroups, a.User.InGroup)) {
 		return false
 	}
 	if len(r.Verbs) > 0 && !slices.Contains(r.Verbs, a.Verb) {

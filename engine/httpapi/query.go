@@ -2,10 +2,13 @@ package httpapi
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dynapi/dynapi/engine"
 )
 
 // parseQuery decodes a request's query string, the one time it is decoded:
@@ -25,7 +28,25 @@ func parseQuery(raw string) (url.Values, error) {
 	if err != nil {
 		return nil, err
 	}
-	return query, unstorableParameter(query)
+	if err := unstorableParameter(query); err != nil {
+		return nil, err
+	}
+	return query, nil
+}
+
+// refuseBadQueries answers 400 to a request whose query did not parse
+// (requestInfo's queryErr). It runs after authentication and audit, so
+// the refusal is recorded; nothing before it reads the query, which is
+// empty in the request's attributes then.
+func refuseBadQueries(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := requestInfoFrom(r).queryErr; err != nil {
+			writeJSON(w, http.StatusBadRequest, statusFor(engine.Errorf(engine.CodeBadRequest,
+				"the query string could not be parsed: %v", err)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // unstorableParameter refuses a parameter whose name or value is not

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/dynapi/dynapi/engine"
 )
 
 // requestInfo is what a request asks for, read from its method, path and
@@ -46,6 +44,9 @@ type requestInfo struct {
 	// it that every stage reads.
 	Query url.Values
 
+	// queryErr says why the query did not parse (Query is then empty):
+	// refuseBadQueries answers it, after audit.
+	queryErr error
 	// inNamespace is set when the path went through namespaces/{ns}/ to
 	// a resource inside the namespace; Namespace alone does not tell
 	// /api/v1/namespaces/a (the namespace a) from
@@ -82,17 +83,13 @@ func requestInfoFrom(r *http.Request) *requestInfo {
 
 // withRequestInfo resolves the request's attributes once and carries them
 // in the request context for every later stage. A query that does not
-// parse is answered 400 before anything reads it (parseQuery).
+// parse leaves them without one, and refuseBadQueries answers 400.
 func withRequestInfo(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		query, err := parseQuery(r.URL.RawQuery)
-		if err != nil {
-			writeJSON(w, http.StatusBadRequest, statusFor(engine.Errorf(engine.CodeBadRequest,
-				"the query string could not be parsed: %v", err)))
-			return
-		}
-		ctx := context.WithValue(r.Context(), requestInfoKey{}, parseRequestInfo(r, query))
-		next.ServeHTTP(w, r.WithContext(ctx))
+		info := parseRequestInfo(r, query)
+		info.queryErr = err
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info)))
 	})
 }
 

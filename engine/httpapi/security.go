@@ -47,10 +47,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		case err == nil && s.anonymous:
 			u = anonymousUser
 		default:
-			if err != nil {
-				s.logger.Debug("authentication failed", "path", r.URL.Path, "err", err)
-			}
-			s.writeError(w, r, errUnauthorized)
+			s.refuseUnauthenticated(w, r, err)
 			return
 		}
 		if u != nil {

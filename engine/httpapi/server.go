@@ -54,6 +54,11 @@ type Options struct {
 	// Anonymous serves a request without credentials as system:anonymous
 	// rather than refusing it with 401 (with an Authenticator only).
 	Anonymous bool
+	// InsecureAnyHost serves, with no Authenticator, a request whose Host
+	// is not a loopback name (which is refused otherwise, against DNS
+	// rebinding): for a server told to listen beyond loopback without
+	// authentication (--insecure-allow-any-address).
+	InsecureAnyHost bool
 	// Authorizer decides what each user may do; nil allows everything.
 	Authorizer authz.Authorizer
 	// MaxRequestsInflight and MaxMutatingInflight bound the requests
@@ -92,10 +97,13 @@ type Server struct {
 	profiling  bool
 	authn      Authenticator
 	anonymous  bool
+	anyHost    bool // Options.InsecureAnyHost
 	authz      authz.Authorizer
 	readOnly   *inflight
 	mutating   *inflight
 	auditor    Auditor
+	// authnFailures bounds the log lines of refused logins.
+	authnFailures logLimiter
 	// requestTimeout, minRequestTimeout and bookmarkInterval are Options'.
 	requestTimeout, minRequestTimeout, bookmarkInterval time.Duration
 	// draining is closed by EndWatches.
@@ -107,7 +115,7 @@ type Server struct {
 func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, down: opts.Unavailable, logger: opts.Logger,
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
-		authn: opts.Authenticator, anonymous: opts.Anonymous, authz: opts.Authorizer,
+		authn: opts.Authenticator, anonymous: opts.Anonymous, anyHost: opts.InsecureAnyHost, authz: opts.Authorizer,
 		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor,
 		draining: make(chan struct{})}
 	if s.ready == nil {
@@ -147,13 +155,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 //
 // Every path goes through one chain, as in kube-apiserver: a panic becomes
 // a 500; the request's attributes (requestInfo), its query among them,
-// are resolved once (a query that does not parse is refused there); the request
-// is counted and timed; then, as in kube-apiserver, it is authenticated,
-// audited, authorized and held to the limits: after instrument, so that what they
-// refuse is counted too.
+// are resolved once; the request is counted and timed; then it is
+// authenticated (a refused login audits itself, as kube's
+// failed-authentication audit does) and audited, so that every refusal
+// after that is recorded: a query that does not parse (decoded once by
+// requestInfo, refused before anything reads it), what a web page could
+// send to a server without authentication, impersonation, authorization,
+// the limits. instrument comes first so that what they refuse is counted
+// too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, withRequestInfo, s.metrics.instrument,
-		s.authenticate, s.audit, s.authorize, s.limit, s.withTimeout)
+	s.router.Use(s.recoverPanics, withRequestInfo, s.metrics.instrument, s.authenticate, s.audit,
+		refuseBadQueries, s.guardOpen, s.refuseImpersonation, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
