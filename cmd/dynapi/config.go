@@ -64,7 +64,8 @@ const defaultGCPercent = 200
 const commands = `Commands:
   serve    serve the APIs in --schemas (the default)
   check    load every definition, print each problem, exit 1 if any
-  migrate  rewrite objects stored in older versions in the storage version
+  migrate  rewrite objects stored in older versions in the storage version,
+           and those encrypted with an older key (--encryption-provider-config)
 `
 
 // parseConfig reads flags for cmd; a flag not given falls back to its
