@@ -59,4 +59,8 @@ type Object struct {
 	ResourceVersion int64
 	Body            []byte
 	Remainder       []byte
+	// Stale says that the store read the object through an encryption key
+	// or provider other than the one its writes now use (see
+	// engine/encryption): rewriting it re-encrypts it (dynapi migrate).
+	Stale bool
 }

@@ -24,6 +24,9 @@ type Config struct {
 	// TLSMinVersion is VersionTLS12 or VersionTLS13 ("": 1.2).
 	TLSMinVersion string
 	Profiling     bool
+	// EncryptionProviderConfig is kube-apiserver's EncryptionConfiguration
+	// file (--encryption-provider-config); empty: nothing is encrypted.
+	EncryptionProviderConfig string
 	// EventRetention is how long the history of writes is kept for watches
 	// and consistent paginated lists.
 	EventRetention time.Duration
@@ -72,7 +75,8 @@ const defaultFirstRequestTimeout = 10 * time.Second
 const commands = `Commands:
   serve    serve the APIs in --schemas (the default)
   check    load every definition, print each problem, exit 1 if any
-  migrate  rewrite objects stored in older versions in the storage version
+  migrate  rewrite objects stored in older versions in the storage version,
+           and those encrypted with an older key (--encryption-provider-config)
 `
 
 // parseConfig reads flags for cmd; a flag not given falls back to its
@@ -96,6 +100,11 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 	if cmd == "serve" || cmd == "migrate" {
 		fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL URL; empty starts a private PostgreSQL in --data-dir"+withEnv("database-url", "DATABASE_URL"))
 		fs.StringVar(&c.DataDir, "data-dir", "./.dynapi", "where the private PostgreSQL keeps its data"+withEnv("data-dir", "DYNAPI_DATA_DIR"))
+	}
+	if cmd == "serve" || cmd == "migrate" {
+		fs.StringVar(&c.EncryptionProviderConfig, "encryption-provider-config", "",
+			"kube's EncryptionConfiguration file: encrypt the bodies of the resources it names at rest (read at start)"+
+				withEnv("encryption-provider-config", "DYNAPI_ENCRYPTION_PROVIDER_CONFIG"))
 	}
 	if cmd == "migrate" {
 		fs.Int64Var(&c.MigrateBatch, "batch", 500, "objects read and rewritten per page")

@@ -16,9 +16,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/audit"
 	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
 	"github.com/dynapi/dynapi/engine/controlplane"
+	"github.com/dynapi/dynapi/engine/encryption"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/postgres"
@@ -128,6 +130,9 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	// one second. A short retention is compacted as often, down to once a second.
 	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger,
 		CompactInterval: min(10*time.Second, max(m.Config.EventRetention, time.Second))}
+	if err := withEncryption(m.Config.EncryptionProviderConfig, &opts); err != nil {
+		return err
+	}
 	if m.metrics != nil {
 		// Not a nil *Registry in the interface: a Registerer that is not
 		// nil but panics when used.
@@ -142,6 +147,25 @@ func (m *Main) openDatabase(ctx context.Context) error {
 		return fmt.Errorf("migrate database: %w", err)
 	}
 	m.Logger.Info("database ready", "url", redact(dbURL), "private", m.pg != nil)
+	return nil
+}
+
+// withEncryption sets opts.Encryption from the EncryptionConfiguration
+// file at path; nothing when path is empty. Errors: Load's.
+func withEncryption(path string, opts *postgres.Options) error {
+	if path == "" {
+		return nil
+	}
+	cfg, err := encryption.Load(path)
+	if err != nil {
+		return err
+	}
+	opts.Encryption = func(gr engine.GroupResource) postgres.Transformer {
+		if t := cfg.For(gr); t != nil {
+			return t
+		}
+		return nil // not a nil *Transformer in the interface
+	}
 	return nil
 }
 

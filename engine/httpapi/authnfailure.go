@@ -58,7 +58,7 @@ func attemptedMethods(r *http.Request) []string {
 	if scheme, _, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "bearer") {
 		methods = append(methods, "bearer")
 	}
-	if strings.Contains(r.URL.RawQuery, "access_token") && strings.TrimSpace(r.URL.Query().Get("access_token")) != "" {
+	if strings.TrimSpace(requestInfoFrom(r).Query.Get("access_token")) != "" {
 		methods = append(methods, "access_token")
 	}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {

@@ -45,11 +45,15 @@ FROM checks LEFT JOIN inserted ON true`
 // and no such Namespace exists; Forbidden when it is being deleted.
 func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, error) {
 	key, cols := obj.Key, columnsOf(obj.Body)
+	body, remainder, err := seal(ctx, s.transformer(key.Resource), key, obj.Body, obj.Remainder)
+	if err != nil {
+		return engine.Object{}, translate("create", key, err)
+	}
 	var nsState *string
 	var taken bool
 	var rv *int64
-	err := s.write(ctx, statement{sql: createSQL, key: key,
-		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder},
+	err = s.write(ctx, statement{sql: createSQL, key: key,
+		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, body, cols.labels, remainder},
 		dest: []any{&nsState, &taken, &rv}})
 	switch {
 	case err != nil:

@@ -58,6 +58,9 @@ func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int
 	s.changed()
 	obj.ResourceVersion = *newRV
 	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
+	if err := s.openObject(ctx, &obj); err != nil {
+		return engine.Object{}, translate("delete", key, err)
+	}
 	return obj, nil
 }
 

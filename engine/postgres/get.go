@@ -24,6 +24,9 @@ func (s *Store) Get(ctx context.Context, key engine.ObjectKey) (engine.Object, e
 		return engine.Object{}, translate("get", key, err)
 	}
 	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
+	if err := s.openObject(ctx, &obj); err != nil {
+		return engine.Object{}, translate("get", key, err)
+	}
 	return obj, nil
 }
 

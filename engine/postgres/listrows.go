@@ -52,6 +52,7 @@ func (r *nullObjectRow) object() engine.Object {
 // merger merges the unchanged objects, streamed in key order, with the
 // changed ones, also in key order. The two have no key in common.
 type merger struct {
+	open    func(*engine.Object) error // nil: nothing to decrypt (see listOpener)
 	rows    pgx.Rows
 	changed []engine.Object
 	all     bool // keys order by resource last
@@ -94,17 +95,21 @@ func (m *merger) next() (engine.Object, bool, error) {
 	if err := m.rows.Err(); err != nil {
 		return engine.Object{}, false, fmt.Errorf("list objects: %w", err)
 	}
+	var obj engine.Object
 	switch {
 	case m.row != nil && (len(m.changed) == 0 || keyLess(m.row.Key, m.changed[0].Key, m.all)):
-		obj := *m.row
-		m.row = nil
-		return obj, true, nil
+		obj, m.row = *m.row, nil
 	case len(m.changed) > 0:
-		obj := m.changed[0]
-		m.changed = m.changed[1:]
-		return obj, true, nil
+		obj, m.changed = m.changed[0], m.changed[1:]
+	default:
+		return engine.Object{}, false, nil
 	}
-	return engine.Object{}, false, nil
+	if m.open != nil {
+		if err := m.open(&obj); err != nil {
+			return engine.Object{}, false, err
+		}
+	}
+	return obj, true, nil
 }
 
 // keyLess orders keys as the list statements do: by namespace, name, then

@@ -127,6 +127,9 @@ func (s *Store) ownerQuery(ctx context.Context, what, sql string, args ...any) (
 		if err != nil {
 			return nil, err
 		}
+		if err := s.openObject(ctx, &obj); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
 		out = append(out, obj)
 	}
 	if err := rows.Err(); err != nil {

@@ -49,6 +49,9 @@ type poller struct {
 	pool   *pgxpool.Pool
 	events *watch.Broadcaster
 	log    *slog.Logger
+	// open decrypts an event's bodies (Store.openEvent); nil when nothing
+	// is encrypted. Set before run.
+	open   func(*engine.Event)
 	kicks  chan struct{} // a write or a notification: read the log now
 	fillTo atomic.Int64  // a list waits for every resourceVersion up to it
 	ready  chan struct{} // closed once W is known

@@ -178,7 +178,11 @@ func (p *poller) publish(in watch.Interest, w int64, rows []logRow) {
 			break
 		}
 		if r.typ != gapType && in.Wants(parseResource(r.resource)) {
-			events = append(events, r.event())
+			ev := r.event()
+			if p.open != nil {
+				p.open(&ev)
+			}
+			events = append(events, ev)
 		}
 		next++
 	}

@@ -40,6 +40,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics, when set, registers the Store's metrics.
 	Metrics prometheus.Registerer
+	// Encryption, when set, returns the Transformer of a resource whose
+	// bodies are encrypted at rest, nil for the others (engine/encryption).
+	// Nil: nothing is encrypted, and reads and writes do no extra work.
+	Encryption func(engine.GroupResource) Transformer
 }
 
 // withDefaults fills the zero fields of o.
@@ -161,6 +165,9 @@ func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	s.running.Go(func() { reads.run(ctx) })
 	s.events = watch.New(0, s.replay, s.opts.Watch)
 	s.poller = newPoller(s.background, s.events, s.opts.Logger)
+	if s.opts.Encryption != nil {
+		s.poller.open = s.openEvent
+	}
 	s.notifier = &notifier{pool: s.background, pending: make(chan struct{}, 1), log: s.opts.Logger}
 	s.running.Go(func() { s.poller.run(ctx) })
 	s.running.Go(func() { s.poller.listen(ctx, listenConfig) })

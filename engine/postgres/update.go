@@ -44,9 +44,13 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN updated ON true`
 // resourceVersion (including 0).
 func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, error) {
 	key, cols := obj.Key, columnsOf(obj.Body)
+	body, remainder, err := seal(ctx, s.transformer(key.Resource), key, obj.Body, obj.Remainder)
+	if err != nil {
+		return engine.Object{}, translate("update", key, err)
+	}
 	var curRV, newRV *int64
-	err := s.write(ctx, statement{sql: updateSQL, key: key,
-		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, obj.ResourceVersion, cols.uid, obj.StoredVersion, obj.Body, cols.labels, obj.Remainder},
+	err = s.write(ctx, statement{sql: updateSQL, key: key,
+		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, obj.ResourceVersion, cols.uid, obj.StoredVersion, body, cols.labels, remainder},
 		dest: []any{&curRV, &newRV}})
 	switch {
 	case err != nil:

@@ -64,7 +64,9 @@ func (s *Store) replay(ctx context.Context, opts engine.WatchOptions, after, upT
 			return tooOldWatch(after, horizon)
 		}
 		for _, r := range page {
-			if err := each(r.event()); err != nil {
+			ev := r.event()
+			s.openEvent(&ev)
+			if err := each(ev); err != nil {
 				return err
 			}
 		}

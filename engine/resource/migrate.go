@@ -28,7 +28,9 @@ func (r MigrateReport) StoredVersions() []string {
 }
 
 // Migrate rewrites every object of res that is stored in an older version
-// into the current storage version, a page of batch objects at a time, each
+// into the current storage version, or that the store read through an
+// encryption key or provider other than the one writes use (Stale: the
+// rewrite re-encrypts it), a page of batch objects at a time, each
 // with a resourceVersion precondition so that a concurrent write is never
 // overwritten. It can be stopped and run again: it only touches objects not
 // yet in the storage version. Errors: those of the Store.
@@ -39,7 +41,7 @@ func (s *Service) Migrate(ctx context.Context, res *registry.Resource, batch int
 		var stale []engine.Object
 		meta, err := s.Store.List(ctx, opts, func(o engine.Object) error {
 			report.Before[o.StoredVersion]++
-			if o.StoredVersion != res.StorageVersion {
+			if o.StoredVersion != res.StorageVersion || o.Stale {
 				stale = append(stale, o)
 			}
 			return nil
