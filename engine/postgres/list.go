@@ -38,7 +38,16 @@ func (s *Store) List(ctx context.Context, opts engine.ListOptions, each func(eng
 	if err := s.settle(ctx, &st, requested); err != nil {
 		return engine.ListMeta{}, err
 	}
-<<<<<<< HEAD
+	if open != nil {
+		// Decrypted by the reader, not while the list holds its connection.
+		plain := each
+		each = func(obj engine.Object) error {
+			if err := open(&obj); err != nil {
+				return err
+			}
+			return plain(obj)
+		}
+	}
 	return pumpList(ctx, opts.Limit, each, func(p *pump) (engine.ListMeta, error) {
 		meta, err := s.listSettled(ctx, opts, st, p.add)
 		for errors.Is(err, errPaused) {
@@ -58,17 +67,6 @@ func (s *Store) listSettled(ctx context.Context, opts engine.ListOptions, st lis
 	meta, seq, err := s.listAt(ctx, opts, st, each)
 	if !errors.Is(err, errUnsettled) {
 		return meta, err
-=======
-	meta, seq, err := s.listAt(ctx, opts, st, open, each)
-	if errors.Is(err, errUnsettled) {
-		// Writes below seq are in flight: wait for them, then read the
-		// state at seq, which holds every write acknowledged before.
-		s.poller.want(seq)
-		if _, ok, err := s.poller.await(ctx, seq, s.freshWait); err != nil || !ok {
-			return engine.ListMeta{}, cmp.Or(err, tooLarge(seq, s.events.ResourceVersion()))
-		}
-		meta, _, err = s.listAt(ctx, opts, listState{rv: seq}, open, each)
->>>>>>> sec-encryption
 	}
 	// Writes below seq are in flight: wait for them, then read the state
 	// at seq, which holds every write acknowledged before.
@@ -86,15 +84,9 @@ var errUnsettled = errors.New("writes in flight")
 
 // listAt reads the state st. For a latest list it returns errUnsettled,
 // with the sequence's value, when the state at that value is not all
-<<<<<<< HEAD
 // visible yet. An error of each ends it, with the ListMeta's
 // resourceVersion set once the state is known (errPaused reads on there).
 func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listState, each func(engine.Object) error) (engine.ListMeta, int64, error) {
-=======
-// visible yet.
-func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listState, open func(*engine.Object) error,
-	each func(engine.Object) error) (engine.ListMeta, int64, error) {
->>>>>>> sec-encryption
 	plan, err := buildList(opts, st)
 	if err != nil {
 		return engine.ListMeta{}, 0, err
@@ -133,7 +125,7 @@ func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listStat
 		return engine.ListMeta{}, 0, fmt.Errorf("list objects: %w", err)
 	}
 	defer rows.Close()
-	m := &merger{open: open, rows: rows, changed: changed, all: plan.all}
+	m := &merger{rows: rows, changed: changed, all: plan.all}
 	meta, err := m.stream(plan.limit, rv, each)
 	if err != nil || meta.Continue == "" {
 		return meta, 0, err

@@ -52,7 +52,6 @@ func (r *nullObjectRow) object() engine.Object {
 // merger merges the unchanged objects, streamed in key order, with the
 // changed ones, also in key order. The two have no key in common.
 type merger struct {
-	open    func(*engine.Object) error // nil: nothing to decrypt (see listOpener)
 	rows    pgx.Rows
 	changed []engine.Object
 	all     bool // keys order by resource last
@@ -103,11 +102,6 @@ func (m *merger) next() (engine.Object, bool, error) {
 		obj, m.changed = m.changed[0], m.changed[1:]
 	default:
 		return engine.Object{}, false, nil
-	}
-	if m.open != nil {
-		if err := m.open(&obj); err != nil {
-			return engine.Object{}, false, err
-		}
 	}
 	return obj, true, nil
 }
