@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/dynapi/dynapi/engine/convert/prove"
+	"github.com/dynapi/dynapi/engine/prove"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 

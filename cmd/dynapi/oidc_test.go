@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine/authn"
-	"github.com/dynapi/dynapi/internal/oidctest"
+	"github.com/dynapi/dynapi/engine/testkit/oidctest"
 )
 
 // An OIDC issuer started by the test: discovery, a JWKS, and RS256 tokens.

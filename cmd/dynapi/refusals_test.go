@@ -16,7 +16,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/authn"
-	"github.com/dynapi/dynapi/internal/oidctest"
+	"github.com/dynapi/dynapi/engine/testkit/oidctest"
 	"github.com/dynapi/dynapi/internal/wait"
 )
 

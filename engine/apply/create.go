@@ -7,7 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // fastCreate answers Update for a create without decoding the object,

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // fastUpdate answers Update without decoding the objects when the result

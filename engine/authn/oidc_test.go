@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynapi/dynapi/internal/oidctest"
+	"github.com/dynapi/dynapi/engine/testkit/oidctest"
 )
 
 func bearerRequest(token string) *http.Request {

@@ -5,11 +5,11 @@
 package controlplane
 
 import (
-	"github.com/dynapi/dynapi/engine/configmap"
-	"github.com/dynapi/dynapi/engine/namespace"
-	"github.com/dynapi/dynapi/engine/rbac"
+	"github.com/dynapi/dynapi/engine/kinds/configmap"
+	"github.com/dynapi/dynapi/engine/kinds/namespace"
+	"github.com/dynapi/dynapi/engine/kinds/roles"
+	"github.com/dynapi/dynapi/engine/kinds/secret"
 	"github.com/dynapi/dynapi/engine/resource"
-	"github.com/dynapi/dynapi/engine/secret"
 )
 
 // Register registers every built-in kind's strategy but the
@@ -18,6 +18,6 @@ import (
 func Register(service *resource.Service) *namespace.Finalizer {
 	configmap.Register(service)
 	secret.Register(service)
-	rbac.Register(service)
+	roles.Register(service)
 	return namespace.Register(service)
 }

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/crd"
 	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/httpapi"
-	"github.com/dynapi/dynapi/engine/namespace"
-	"github.com/dynapi/dynapi/engine/rbac"
+	"github.com/dynapi/dynapi/engine/kinds/crd"
+	"github.com/dynapi/dynapi/engine/kinds/namespace"
+	"github.com/dynapi/dynapi/engine/kinds/roles"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -29,7 +29,7 @@ type Config struct {
 	// Escalation, when set (RBAC authorization), makes the RBAC kinds'
 	// strategies refuse Roles and bindings that grant more than their
 	// writer holds.
-	Escalation rbac.Escalation
+	Escalation roles.Escalation
 	// Collect is what the garbage collector of ownerReferences queries
 	// (the postgres Store); nil: no collector.
 	Collect gc.Store
@@ -57,7 +57,7 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 	c := &ControlPlane{}
 	namespaces := Register(cfg.Service)
 	if cfg.Escalation != nil {
-		rbac.Guard(cfg.Service, cfg.Escalation) // before anything writes through the service
+		roles.Guard(cfg.Service, cfg.Escalation) // before anything writes through the service
 	}
 	var collector *gc.Collector
 	if cfg.Collect != nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // testShape is a Shape over a small openAPIV3Schema, as the registry's.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 func TestConvertWithoutRules(t *testing.T) {

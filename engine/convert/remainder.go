@@ -6,8 +6,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // Remainder compares an object with its projection through a version that

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 func TestRemainder(t *testing.T) {

@@ -1,6 +1,6 @@
 package convert
 
-import "github.com/dynapi/dynapi/engine/internal/jsonscan"
+import "github.com/dynapi/dynapi/internal/json/jsonscan"
 
 // forEach applies nested rules to every item of the list at path; the
 // nested rules' paths are relative to the item. Its inverse applies the

@@ -1,6 +1,6 @@
 package convert
 
-import "github.com/dynapi/dynapi/engine/internal/jsoneq"
+import "github.com/dynapi/dynapi/internal/json/jsoneq"
 
 // set writes a constant the target needs. Its inverse deletes it.
 type set struct {

@@ -3,7 +3,7 @@ package convert
 import (
 	"testing"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // Every rule in both directions: v1 → v2 (the hub) gives hub, and hub → v1

@@ -10,10 +10,10 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/gc"
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
-	"github.com/dynapi/dynapi/engine/internal/servicetest"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
+	"github.com/dynapi/dynapi/engine/testkit/servicetest"
 )
 
 // TestMain stops the throw-away PostgreSQL pgtest started once the tests end.

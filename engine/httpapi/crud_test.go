@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 const widgets = "/apis/shop.example.com/v1/namespaces/default/widgets"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // owned is a Widget named name whose ownerReferences name each owner

@@ -3,7 +3,7 @@ package httpapi_test
 import (
 	"testing"
 
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

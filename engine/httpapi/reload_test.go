@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // swapper is a Snapshots that tells of its swaps and of its builds, as

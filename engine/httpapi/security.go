@@ -9,12 +9,6 @@ import (
 	"github.com/dynapi/dynapi/engine/connlimit"
 )
 
-// Authenticator finds who a request comes from (see package authn): ok is
-// false when it carries no credentials, err set when they are wrong.
-type Authenticator interface {
-	Authenticate(r *http.Request) (u *engine.User, ok bool, err error)
-}
-
 // errUnauthorized is kube-apiserver's answer to a request it cannot
 // authenticate.
 var errUnauthorized = &engine.Error{Code: engine.CodeUnauthorized, Message: "Unauthorized"}

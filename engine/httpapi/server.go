@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dynapi/dynapi/engine/authn"
 	"github.com/dynapi/dynapi/engine/authz"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
@@ -50,7 +51,7 @@ type Options struct {
 	Profiling bool
 	// Authenticator finds who each request comes from; nil serves every
 	// request as system:anonymous.
-	Authenticator Authenticator
+	Authenticator authn.Authenticator
 	// Anonymous serves a request without credentials as system:anonymous
 	// rather than refusing it with 401 (with an Authenticator only).
 	Anonymous bool
@@ -95,7 +96,7 @@ type Server struct {
 	registry   *prometheus.Registry
 	metrics    *requestMetrics
 	profiling  bool
-	authn      Authenticator
+	authn      authn.Authenticator
 	anonymous  bool
 	anyHost    bool // Options.InsecureAnyHost
 	authz      authz.Authorizer

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tidwall/sjson"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 func TestUpdate(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // MaxScale is the most digits after the decimal point PostgreSQL's numeric

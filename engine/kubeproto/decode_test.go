@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 func TestToJSON(t *testing.T) {

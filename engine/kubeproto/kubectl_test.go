@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // TestToJSONKubectl decodes what the real kubectl sends for

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // The v2 document's JSON is written from maps of any (a kind's model is

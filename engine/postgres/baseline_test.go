@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 	"github.com/jackc/pgx/v5"
 )
 

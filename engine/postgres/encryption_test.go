@@ -10,8 +10,8 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/encryption"
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 	"github.com/jackc/pgx/v5"
 	"github.com/tidwall/gjson"
 )

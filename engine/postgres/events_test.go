@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 	"github.com/jackc/pgx/v5"
 )
 

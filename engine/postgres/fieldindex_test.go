@@ -11,8 +11,8 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 )
 
 // withSpec returns obj with the given spec (JSON) and stored version.

@@ -3,7 +3,7 @@ package postgres
 import (
 	"sync"
 
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // fromJSONB turns jsonb's text output into the body clients expect. jsonb

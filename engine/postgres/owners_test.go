@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 )
 
 // The garbage collector's statements can go through their partial indexes

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 )
 
 // TestListPlans checks that the list statements stay index-driven, with

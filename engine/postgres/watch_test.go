@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 	"github.com/dynapi/dynapi/engine/watch"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 	"github.com/dynapi/dynapi/migrations"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"

@@ -3,8 +3,8 @@ package resource
 import (
 	"github.com/tidwall/gjson"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // sameJSON reports whether a and b are the same JSON value, key order and

@@ -3,7 +3,7 @@ package resource
 import (
 	"github.com/tidwall/gjson"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // Changed reports whether an update changes field (a gjson path): whether

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // maxMergeDepth bounds the nesting a merge patch walks, as encoding/json

@@ -9,9 +9,9 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/schema"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // TestMergePatch holds the walk to RFC 7386's examples (Appendix A) and to

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // mustCompile compiles a schema written inline in a test.

@@ -3,7 +3,7 @@ package schema
 import (
 	"strings"
 
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // Most objects read from storage have every default already. lacks tells

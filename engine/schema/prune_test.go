@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 func TestPrune(t *testing.T) {

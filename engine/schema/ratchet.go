@@ -1,7 +1,7 @@
 package schema
 
 import (
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 	"github.com/tidwall/gjson"
 )
 

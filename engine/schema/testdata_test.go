@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata want files from the current output")

@@ -10,8 +10,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
 	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // The Table versions a client may ask for, as apiVersion values.

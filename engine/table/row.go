@@ -3,7 +3,7 @@ package table
 import (
 	"github.com/tidwall/gjson"
 
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // AppendRow appends the row of one object (JSON, as served in the requested

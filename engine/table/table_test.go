@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
 	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 // tableCase is one file of testdata/cases: a Builder's inputs, the objects

@@ -6,7 +6,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/dynapi/dynapi/engine/internal/jsoneq"
+	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
 func TestReconcileRole(t *testing.T) {

@@ -22,7 +22,7 @@
 // order, or an exponent has more than 18 digits.
 package jsoneq
 
-import "github.com/dynapi/dynapi/engine/internal/jsonscan"
+import "github.com/dynapi/dynapi/internal/json/jsonscan"
 
 // Equal reports whether a and b are the same JSON value, in the meaning
 // the package documents.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dynapi/dynapi/engine/internal/jsonscan"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // Diff describes the first place where a and b differ, as

@@ -11,11 +11,11 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/dynapi/dynapi/engine/internal/pgtest"
-	"github.com/dynapi/dynapi/engine/namespace"
+	"github.com/dynapi/dynapi/engine/kinds/namespace"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 )
 
 // Kit is what Open opened.

@@ -1,8 +1,8 @@
-// Package rbac holds the strategies of rbac.authorization.k8s.io's kinds:
+// Package roles holds the strategies of rbac.authorization.k8s.io's kinds:
 // a RoleBinding's or ClusterRoleBinding's roleRef cannot change, and, once
 // RBAC authorizes (Guard), no Role or binding may grant more than its
 // writer holds, as in kube-apiserver. The authorizer is authz/rbac.
-package rbac
+package roles
 
 import (
 	"encoding/json"

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/configmap"
+	"github.com/dynapi/dynapi/engine/kinds/configmap"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
