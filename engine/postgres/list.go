@@ -91,12 +91,11 @@ func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listStat
 	if err != nil {
 		return engine.ListMeta{}, 0, err
 	}
-	select {
-	case s.lists <- struct{}{}:
-		defer func() { <-s.lists }()
-	case <-ctx.Done():
-		return engine.ListMeta{}, 0, fmt.Errorf("begin list: %w", ctx.Err())
+	release, err := s.lists.enter(ctx)
+	if err != nil {
+		return engine.ListMeta{}, 0, fmt.Errorf("begin list: %w", err)
 	}
+	defer release()
 	tx, err := s.pool.BeginTx(ctx, listTxOptions(opts))
 	if err != nil {
 		return engine.ListMeta{}, 0, fmt.Errorf("begin list: %w", err)

@@ -78,10 +78,8 @@ type Store struct {
 	running    sync.WaitGroup
 	// freshWait bounds the wait for a resourceVersion not reached yet.
 	freshWait time.Duration
-	// lists bounds the list segments reading at once to half the pool,
-	// so that gets, writes and health checks find a connection however
-	// many lists are under way.
-	lists chan struct{}
+	// lists bounds the list segments reading at once (listGate).
+	lists *listGate
 	// written counts this process's writes; grown wakes
 	// analyzeWhileSmall (see noteWrite).
 	written atomic.Int64
@@ -142,7 +140,7 @@ func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*St
 		return nil, fmt.Errorf("create background connection pool: %w", err)
 	}
 	s := &Store{pool: pool, background: background, opts: opts.withDefaults(), freshWait: freshWait,
-		grown: make(chan struct{}, 1), lists: make(chan struct{}, max(1, cfg.MaxConns/2))}
+		grown: make(chan struct{}, 1), lists: newListGate(int(cfg.MaxConns))}
 	s.start(cfg.ConnConfig)
 	return s, nil
 }
