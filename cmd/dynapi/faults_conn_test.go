@@ -37,7 +37,7 @@ func TestConnectionsBounded(t *testing.T) {
 	}
 	for range connlimit.Reserve { // trickling creates on every reserve connection
 		c := dialKept(t, addr)
-		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: dynapi\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", configMaps)
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", configMaps)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
 			t.Fatalf("a create on a reserve connection: %v %v, want 429 with Retry-After", resp, err)
@@ -103,7 +103,7 @@ func oneShot(t *testing.T, addr, path string) (int, string) {
 	t.Helper()
 	c := dialKept(t, addr)
 	defer c.Close()
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: dynapi\r\n\r\n", path)
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", path)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		return 0, err.Error() // closed at accept

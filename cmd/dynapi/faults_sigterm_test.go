@@ -59,7 +59,7 @@ func startSlowCreate(t *testing.T, base, name string) *slowCreate {
 	}
 	t.Cleanup(func() { conn.Close() })
 	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q}}`, name)
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: dynapi\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n%s",
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n%s",
 		configMaps, len(body), body[:10])
 	c := &slowCreate{conn: conn, r: bufio.NewReader(conn), rest: body[10:]}
 	resp, err := http.ReadResponse(c.r, nil)

@@ -39,7 +39,7 @@ func TestWatcherThatNeverReads(t *testing.T) {
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetReadBuffer(4 << 10) // fills sooner
 	}
-	fmt.Fprintf(conn, "GET %s?watch=true&resourceVersion=%d HTTP/1.1\r\nHost: dynapi\r\n\r\n", configMaps, listRVOf(t, p.url))
+	fmt.Fprintf(conn, "GET %s?watch=true&resourceVersion=%d HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", configMaps, listRVOf(t, p.url))
 	wait.Eventually(t, processStartTimeout, func() (bool, string) {
 		n := openWatches(t, p.url)
 		return n == 1, fmt.Sprintf("the watch to be open (%d open)", n)

@@ -11,7 +11,7 @@ import (
 
 func loadShipped(t *testing.T) *registry.Snapshot {
 	t.Helper()
-	snap, problems := registry.Load(os.DirFS("../../../schemas"), os.DirFS("../../../conversions"))
+	snap, problems := registry.Load(os.DirFS("../../schemas"), os.DirFS("../../conversions"))
 	if len(problems) > 0 {
 		t.Fatalf("shipped files have problems: %v", problems)
 	}

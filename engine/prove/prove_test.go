@@ -23,7 +23,7 @@ func TestShippedConversionsAreProved(t *testing.T) {
 // pipeWith proves Pipe with its shipped rules edited: old replaced by new.
 func pipeWith(t *testing.T, old, new string) []Failure {
 	t.Helper()
-	rules, err := os.ReadFile("../../../conversions/plumbing.example.com/pipe.yaml")
+	rules, err := os.ReadFile("../../conversions/plumbing.example.com/pipe.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func pipeWith(t *testing.T, old, new string) []Failure {
 		t.Fatalf("the shipped rules lack %q", old)
 	}
 	edited := strings.Replace(string(rules), old, new, 1)
-	snap, problems := registry.Load(os.DirFS("../../../schemas"), fstest.MapFS{"plumbing.example.com/pipe.yaml": {Data: []byte(edited)}})
+	snap, problems := registry.Load(os.DirFS("../../schemas"), fstest.MapFS{"plumbing.example.com/pipe.yaml": {Data: []byte(edited)}})
 	if len(problems) > 0 {
 		t.Fatalf("the edited rules do not load: %v", problems)
 	}
