@@ -13,7 +13,7 @@ import (
 var _ Definitions = (*reload.Reloader)(nil)
 
 // shipped is the repository's schemas/ folder.
-var shipped = os.DirFS("../../schemas")
+var shipped = os.DirFS("../../../schemas")
 
 // newDefinitions returns a Reloader of a copy of the definition files in
 // fsys, loaded; it fails the test if any has a problem.
