@@ -132,7 +132,9 @@ type emptiedKey struct{}
 // emptied is ctx for the Finalizer's delete of namespace name, which it
 // has emptied. A client's delete of a namespace being deleted leaves it
 // to the Finalizer (it answers it as it is); the Finalizer's own delete,
-// once nothing is left in it, deletes it.
+// once nothing is left in it, deletes it. (kube-apiserver deletes a marked
+// namespace with no spec.finalizers on anyone's delete; dynapi has left
+// that to the Finalizer, and keeps it so.)
 func emptied(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, emptiedKey{}, name)
 }
