@@ -78,7 +78,7 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 		return nil, err
 	}
 	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
-	c.stops = append(c.stops, runUntilStopped(ctx, func(ctx context.Context) { namespaces.Run(ctx, nsRecheck, cfg.Logger) }))
+	c.stops = append(c.stops, runUntilStopped(ctx, func(ctx context.Context) { namespaces.Run(ctx, cfg.Snapshots, nsRecheck, cfg.Logger) }))
 	if collector != nil {
 		c.stops = append(c.stops, runUntilStopped(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) }))
 	}

@@ -66,7 +66,7 @@ func (s *Service) storeNew(ctx context.Context, w *Write) (engine.Object, error)
 	if err != nil {
 		return engine.Object{}, err
 	}
-	return s.Store.Create(ctx, stored)
+	return s.storage.Create(ctx, stored)
 }
 
 // renameGenerated gives w a new name from its generateName. The new name
@@ -100,7 +100,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	if err != nil {
 		return err
 	}
-	updated, err := s.Store.Update(ctx, stored)
+	updated, err := s.storage.Update(ctx, stored)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 		w.result.object, err = stamp(w.Object, updated.ResourceVersion)
 		return err
 	}
-	last, err := s.Store.Delete(ctx, updated.Key, updated.ResourceVersion)
+	last, err := s.storage.Delete(ctx, updated.Key, updated.ResourceVersion)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (s *Service) commitDelete(ctx context.Context, w *Write) (engine.Object, er
 func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object, error) {
 	marked := gjson.GetBytes(w.stored.Body, "metadata.deletionTimestamp").Exists()
 	if !w.pending {
-		last, err := s.Store.Delete(ctx, w.stored.Key, w.stored.ResourceVersion)
+		last, err := s.storage.Delete(ctx, w.stored.Key, w.stored.ResourceVersion)
 		if err == nil && marked {
 			s.removed(last.Key)
 		}
@@ -164,7 +164,7 @@ func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object
 		}
 		o.Body = body
 	}
-	return s.Store.Update(ctx, o)
+	return s.storage.Update(ctx, o)
 }
 
 // stamp sets metadata.resourceVersion, as the store sets it in what it stores.

@@ -52,7 +52,7 @@ const maxConflictRetries = 5
 // Errors: NotFound, Conflict (a precondition failed), Forbidden.
 func (s *Service) Delete(ctx context.Context, t Target, name string, opts DeleteOptions) (DeleteResult, error) {
 	for attempt := 0; ; attempt++ {
-		old, err := s.Store.Get(ctx, t.key(name))
+		old, err := s.storage.Get(ctx, t.key(name))
 		if err != nil {
 			return DeleteResult{}, err
 		}
@@ -74,12 +74,18 @@ func (s *Service) deleteOne(ctx context.Context, t Target, old engine.Object, op
 	return DeleteResult{Object: res.object, UID: gjson.GetBytes(old.Body, "metadata.uid").String(), Pending: res.pending}, nil
 }
 
-// RemoveStored deletes a stored object of any resource as a custom
-// resource's delete would, without converting it: it is marked for deletion
-// while it has finalizers (pending). Background work that empties a
-// namespace uses it. Errors: NotFound, Conflict when the object changed
-// since it was read.
-func (s *Service) RemoveStored(ctx context.Context, o engine.Object) (pending bool, err error) {
+// RemoveUnserved deletes a stored object of a resource that no definition
+// serves any more (its kind removed or switched off), which Delete cannot
+// address: there is no version to read it in, nor a schema. It runs what
+// of the delete needs neither: it is marked for deletion while it has
+// finalizers (pending), then deleted as Delete deletes (the OnDelete and
+// OnRemove hooks see it). Only the namespace finalizer uses it: kube's
+// namespace controller deletes only what discovery serves and leaves such
+// objects in etcd, but here they would come back in a new namespace of
+// the same name when their kind is served again, so a namespace being
+// deleted takes them with it. Errors: NotFound, Conflict
+// when the object changed since it was read.
+func (s *Service) RemoveUnserved(ctx context.Context, o engine.Object) (pending bool, err error) {
 	w := &Write{Operation: DeleteOperation, Object: o.Body, stored: o}
 	if w.pending, err = (CustomResource{}).PrepareForDelete(w); err != nil {
 		return false, err
@@ -109,7 +115,7 @@ func checkPreconditions(t Target, old engine.Object, opts DeleteOptions) error {
 func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.ListOptions, opts DeleteOptions) ([][]byte, error) {
 	var matched []engine.Object
 	lo.Resource, lo.Namespace = t.GroupResource(), t.Namespace
-	if _, err := s.Store.List(ctx, lo, func(o engine.Object) error {
+	if _, err := s.storage.List(ctx, lo, func(o engine.Object) error {
 		matched = append(matched, o)
 		return nil
 	}); err != nil {

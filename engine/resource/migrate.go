@@ -39,7 +39,7 @@ func (s *Service) Migrate(ctx context.Context, res *registry.Resource, batch int
 	opts := engine.ListOptions{Resource: res.GroupResource(), Limit: batch}
 	for {
 		var stale []engine.Object
-		meta, err := s.Store.List(ctx, opts, func(o engine.Object) error {
+		meta, err := s.storage.List(ctx, opts, func(o engine.Object) error {
 			report.Before[o.StoredVersion]++
 			if o.StoredVersion != res.StorageVersion || o.Stale {
 				stale = append(stale, o)
@@ -86,6 +86,6 @@ func (s *Service) restore(ctx context.Context, res *registry.Resource, o engine.
 	if err != nil {
 		return err
 	}
-	_, err = s.Store.Update(ctx, stored)
+	_, err = s.storage.Update(ctx, stored)
 	return err
 }

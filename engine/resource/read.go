@@ -8,7 +8,7 @@ import (
 
 // Get returns one object in the target's version. Errors: NotFound.
 func (s *Service) Get(ctx context.Context, t Target, name string) ([]byte, error) {
-	o, err := s.Store.Get(ctx, t.key(name))
+	o, err := s.storage.Get(ctx, t.key(name))
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (s *Service) List(ctx context.Context, t Target, opts engine.ListOptions, e
 	}
 	opts = f.storeOptions(opts)
 	opts.Resource, opts.Namespace = t.GroupResource(), t.Namespace
-	return s.Store.List(ctx, opts, func(o engine.Object) error {
+	return s.storage.List(ctx, opts, func(o engine.Object) error {
 		out, err := fromStorage(t, o)
 		if err != nil || !f.matchSelectable(out) {
 			return err
@@ -50,7 +50,7 @@ func (s *Service) ListMetadata(ctx context.Context, t Target, opts engine.ListOp
 	}
 	opts = f.storeOptions(opts)
 	opts.Resource, opts.Namespace, opts.MetadataOnly = t.GroupResource(), t.Namespace, true
-	return s.Store.List(ctx, opts, func(o engine.Object) error { return each(o.Body) })
+	return s.storage.List(ctx, opts, func(o engine.Object) error { return each(o.Body) })
 }
 
 // MetadataOf is obj's metadata as JSON, sliced out of obj without a

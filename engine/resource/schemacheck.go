@@ -82,7 +82,7 @@ func (s *Service) CheckSchemaChange(ctx context.Context, prev, next *registry.Re
 	if len(c.Versions) == 0 {
 		return c, nil
 	}
-	_, err := s.Store.List(ctx, engine.ListOptions{Resource: next.GroupResource()}, func(o engine.Object) error {
+	_, err := s.storage.List(ctx, engine.ListOptions{Resource: next.GroupResource()}, func(o engine.Object) error {
 		c.add(o, checkStored(next, c.Versions, o))
 		return nil
 	})

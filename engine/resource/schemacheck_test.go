@@ -49,7 +49,7 @@ func TestCheckSchemaChange(t *testing.T) {
 		return engine.Object{Key: engine.ObjectKey{Resource: gr, Namespace: "default", Name: name}, StoredVersion: "v1",
 			Body: []byte(`{"apiVersion":"test.example.com/v1","kind":"Gizmo","metadata":{"name":"` + name + `"},"spec":` + spec + `}`)}
 	}
-	s := &Service{Now: time.Now, Store: listStore{objects: []engine.Object{
+	s := &Service{Now: time.Now, storage: listStore{objects: []engine.Object{
 		stored("a", `{"size": 1, "color": "red"}`),
 		stored("b", `{"size": 12, "color": "blue"}`),
 		stored("c", `{"size": 20}`),

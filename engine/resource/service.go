@@ -7,6 +7,7 @@
 package resource
 
 import (
+	"context"
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
@@ -14,9 +15,14 @@ import (
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
-// Service runs the pipeline against a Store.
+// Service runs the pipeline against a Store. The Store is its own: every
+// write, the background work's too (namespace finalizer, garbage
+// collector, CustomResourceDefinition status), goes through the pipeline,
+// so that none skips managedFields, generation or a strategy; background
+// work reads stored objects through ListStored and takes its locks
+// through TryLock.
 type Service struct {
-	Store engine.Store
+	storage engine.Store
 	// Now is the clock for creationTimestamp and deletionTimestamp.
 	Now func() time.Time
 	// GenerateName makes a name from metadata.generateName.
@@ -29,7 +35,22 @@ type Service struct {
 
 // New returns a Service over store with the wall clock.
 func New(store engine.Store) *Service {
-	return &Service{Store: store, Now: time.Now, GenerateName: meta.GenerateName, strategies: map[engine.GroupResource]Strategy{}}
+	return &Service{storage: store, Now: time.Now, GenerateName: meta.GenerateName, strategies: map[engine.GroupResource]Strategy{}}
+}
+
+// ListStored streams the stored objects opts selects to each, as stored
+// (storage version, not converted), across resources when opts names
+// none: for background work that looks at objects whatever their kind (a
+// namespace being emptied). It writes nothing; writes go through Create,
+// Update, Patch and Delete. Errors: those of engine.Store.List.
+func (s *Service) ListStored(ctx context.Context, opts engine.ListOptions, each func(engine.Object) error) (engine.ListMeta, error) {
+	return s.storage.List(ctx, opts, each)
+}
+
+// TryLock is the store's lock (engine.Store.TryLock), for background work
+// that one process at a time does (a namespace emptied).
+func (s *Service) TryLock(ctx context.Context, name string) (release func(), ok bool, err error) {
+	return s.storage.TryLock(ctx, name)
 }
 
 // Register makes s the strategy of resource gr. Register every strategy

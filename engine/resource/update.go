@@ -38,7 +38,7 @@ func (s *Service) loadForUpdate(ctx context.Context, t Target, name string, opts
 	if err := s.checkSubresource(t, name); err != nil {
 		return nil, err
 	}
-	stored, err := s.Store.Get(ctx, t.key(name))
+	stored, err := s.storage.Get(ctx, t.key(name))
 	if err != nil {
 		return nil, err
 	}

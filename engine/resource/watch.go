@@ -113,7 +113,7 @@ func (w *watcher) run(ctx context.Context, initial bool, start int64) {
 	if w.opts.AllowBookmarks {
 		progress = w.opts.BookmarkInterval
 	}
-	events, err := w.service.Store.Watch(ctx, engine.WatchOptions{Resource: w.target.GroupResource(),
+	events, err := w.service.storage.Watch(ctx, engine.WatchOptions{Resource: w.target.GroupResource(),
 		Namespace: w.target.Namespace, ResourceVersion: start, ProgressInterval: progress})
 	if err != nil {
 		w.fail(ctx, err)

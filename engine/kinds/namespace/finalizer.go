@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -22,20 +23,37 @@ import (
 
 // Finalizer empties the namespaces being deleted and then deletes them.
 // Build it with Register.
+//
+// It acts as kube's namespace controller does, as a client of the API:
+// every write it makes goes through its Service's pipeline (a delete of
+// each object, the namespace's /status and /finalize, and its delete), so
+// that none skips managedFields, generation or a strategy. It reads the
+// objects of a namespace as stored (Service.ListStored), whatever their
+// kind, one list for all.
 type Finalizer struct {
 	service *resource.Service
 	poked   chan struct{}
 }
 
+// Snapshots gives the current registry snapshot (*reload.Reloader and an
+// atomic.Pointer have it): the resources the Finalizer's writes address.
+type Snapshots interface {
+	Load() *registry.Snapshot
+}
+
+// manager is the field manager of the Finalizer's writes.
+const manager = "namespace-controller"
+
 // Run empties the namespaces being deleted and then deletes
-// them, until ctx ends. It looks when a delete through its Service marks
+// them, until ctx ends, addressing them as the current snapshot serves
+// them. It looks when a delete through its Service marks
 // one or lets an object with finalizers go, and every interval besides:
 // for namespaces marked through another process or before a restart.
 // One process at a time works on a namespace (a Store lock); the others
 // leave it for their next look.
-func (s *Finalizer) Run(ctx context.Context, interval time.Duration, logger *slog.Logger) {
+func (s *Finalizer) Run(ctx context.Context, snapshots Snapshots, interval time.Duration, logger *slog.Logger) {
 	for {
-		if err := s.finalizeNamespaces(ctx); err != nil && ctx.Err() == nil {
+		if err := s.finalizeNamespaces(ctx, snapshots.Load()); err != nil && ctx.Err() == nil {
 			logger.Warn("deleting namespaces", "err", err)
 		}
 		select {
@@ -55,13 +73,29 @@ func (s *Finalizer) poke() {
 	}
 }
 
+// look is one look over one snapshot: the namespaces' target, and the
+// resources the snapshot serves, by storage key.
+type look struct {
+	namespaces resource.Target
+	resources  map[engine.GroupResource]*registry.Resource
+}
+
 // finalizeNamespaces empties and deletes every namespace marked for
-// deletion.
-func (s *Finalizer) finalizeNamespaces(ctx context.Context) error {
-	var marked []engine.Object
-	_, err := s.service.Store.List(ctx, engine.ListOptions{Resource: engine.Namespaces, BodyFields: []engine.FieldRequirement{
-		{Path: "metadata.deletionTimestamp", Operator: engine.OpNotEquals, Value: ""}}}, func(o engine.Object) error {
-		marked = append(marked, o)
+// deletion. A snapshot without the Namespace kind serves no namespace to
+// delete.
+func (s *Finalizer) finalizeNamespaces(ctx context.Context, snap *registry.Snapshot) error {
+	res, ver, ok := snap.Lookup("", "v1", engine.Namespaces.Resource)
+	if !ok {
+		return nil
+	}
+	l := &look{namespaces: resource.Target{Resource: res, Version: ver}, resources: map[engine.GroupResource]*registry.Resource{}}
+	for _, r := range snap.Resources() {
+		l.resources[r.GroupResource()] = r
+	}
+	var marked [][]byte
+	_, err := s.service.List(ctx, l.namespaces, engine.ListOptions{BodyFields: []engine.FieldRequirement{
+		{Path: "metadata.deletionTimestamp", Operator: engine.OpNotEquals, Value: ""}}}, func(ns []byte) error {
+		marked = append(marked, ns)
 		return nil
 	})
 	if err != nil {
@@ -69,7 +103,7 @@ func (s *Finalizer) finalizeNamespaces(ctx context.Context) error {
 	}
 	var errs []error
 	for _, ns := range marked {
-		errs = append(errs, s.finalizeNamespace(ctx, ns))
+		errs = append(errs, s.finalizeNamespace(ctx, l, ns))
 	}
 	return errors.Join(errs...)
 }
@@ -78,30 +112,31 @@ func (s *Finalizer) finalizeNamespaces(ctx context.Context) error {
 // left in it: objects with finalizers stay, marked, until those who own
 // the finalizers let them go. It does nothing while another process works
 // on ns.
-func (s *Finalizer) finalizeNamespace(ctx context.Context, ns engine.Object) error {
-	release, ok, err := s.service.Store.TryLock(ctx, "namespace/"+ns.Key.Name)
+func (s *Finalizer) finalizeNamespace(ctx context.Context, l *look, ns []byte) error {
+	name := gjson.GetBytes(ns, "metadata.name").String()
+	release, ok, err := s.service.TryLock(ctx, "namespace/"+name)
 	if err != nil || !ok {
 		return err
 	}
 	defer release()
-	waiting, err := s.emptyNamespace(ctx, ns.Key.Name)
+	waiting, err := s.emptyNamespace(ctx, l, name)
 	if err != nil {
 		return err
 	}
 	// Listed again rather than counted while emptying: a create that
 	// passed its namespace check before the mark may have landed since.
 	left := 0
-	_, err = s.service.Store.List(ctx, engine.ListOptions{Namespace: ns.Key.Name, Limit: 1}, func(engine.Object) error {
+	_, err = s.service.ListStored(ctx, engine.ListOptions{Namespace: name, Limit: 1}, func(engine.Object) error {
 		left++
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("list namespace %s: %w", ns.Key.Name, err)
+		return fmt.Errorf("list namespace %s: %w", name, err)
 	}
 	if left > 0 {
-		err = s.reportRemaining(ctx, ns, waiting)
+		err = s.reportRemaining(ctx, l.namespaces, ns, waiting)
 	} else {
-		err = s.deleteEmptyNamespace(ctx, ns)
+		err = s.deleteEmptyNamespace(ctx, l.namespaces, ns)
 	}
 	if code := engine.ErrorCode(err); code == engine.CodeNotFound || code == engine.CodeConflict {
 		return nil // deleted or changed through another process: the next look sees it
@@ -110,37 +145,39 @@ func (s *Finalizer) finalizeNamespace(ctx context.Context, ns engine.Object) err
 }
 
 // deleteEmptyNamespace removes the kubernetes finalizer from an emptied
-// namespace and deletes it, unless other finalizers (in spec or metadata)
-// keep it.
-func (s *Finalizer) deleteEmptyNamespace(ctx context.Context, ns engine.Object) error {
-	finalizers := specFinalizers(ns.Body)
+// namespace through /finalize, which deletes it when that was the last
+// of its finalizers (in spec or metadata); one whose spec.finalizers were
+// empty already is deleted, unless metadata.finalizers keep it.
+func (s *Finalizer) deleteEmptyNamespace(ctx context.Context, t resource.Target, ns []byte) error {
+	name := gjson.GetBytes(ns, "metadata.name").String()
+	finalizers := specFinalizers(ns)
 	if i := slices.Index(finalizers, finalizer); i >= 0 {
-		body, err := sjson.SetBytes(ns.Body, "spec.finalizers", slices.Delete(finalizers, i, i+1))
+		body, err := sjson.SetBytes(ns, "spec.finalizers", slices.Delete(finalizers, i, i+1))
 		if err != nil {
 			return fmt.Errorf("remove the namespace finalizer: %w", err)
 		}
-		ns.Body = body
-		if ns, err = s.service.Store.Update(ctx, ns); err != nil {
-			return err
-		}
+		t.Subresource = "finalize"
+		_, err = s.service.Update(ctx, t, name, body, resource.WriteOptions{FieldManager: manager})
+		return err
 	}
-	if len(specFinalizers(ns.Body)) > 0 {
+	if len(finalizers) > 0 {
 		return nil // for whoever put them there, through Finalize
 	}
-	_, err := s.service.RemoveStored(ctx, ns)
+	_, err := s.service.Delete(emptied(ctx, name), t, name, resource.DeleteOptions{})
 	return err
 }
 
 // emptyNamespace deletes every object in namespace ns, of every resource:
 // objects with finalizers are marked for deletion instead, and returned.
-func (s *Finalizer) emptyNamespace(ctx context.Context, ns string) ([]engine.Object, error) {
+func (s *Finalizer) emptyNamespace(ctx context.Context, l *look, ns string) ([]engine.Object, error) {
 	var keys []engine.Object
-	_, err := s.service.Store.List(ctx, engine.ListOptions{Namespace: ns}, func(o engine.Object) error {
+	_, err := s.service.ListStored(ctx, engine.ListOptions{Namespace: ns}, func(o engine.Object) error {
 		if len(gjson.GetBytes(o.Body, "metadata.finalizers").Array()) == 0 {
-			// Only objects with finalizers are marked rather than deleted,
-			// which writes them back whole: stored version, body and
-			// remainder. Why not keep every body: memory would grow with
-			// the namespace (80,000 objects held 150 MiB).
+			// Only objects with finalizers are kept whole: their
+			// finalizers are reported, and an object of a resource no
+			// longer served is marked from its stored body. Why not keep
+			// every body: memory would grow with the namespace (80,000
+			// objects held 150 MiB).
 			o.Body, o.Remainder = nil, nil
 		}
 		keys = append(keys, o)
@@ -151,7 +188,7 @@ func (s *Finalizer) emptyNamespace(ctx context.Context, ns string) ([]engine.Obj
 	}
 	var waiting []engine.Object
 	for _, o := range keys {
-		pending, err := s.service.RemoveStored(ctx, o)
+		pending, err := s.remove(ctx, l, o)
 		if err != nil && engine.ErrorCode(err) != engine.CodeNotFound {
 			return nil, fmt.Errorf("delete %s %s/%s: %w", o.Key.Resource, ns, o.Key.Name, err)
 		}
@@ -162,12 +199,31 @@ func (s *Finalizer) emptyNamespace(ctx context.Context, ns string) ([]engine.Obj
 	return waiting, nil
 }
 
+// remove deletes stored object o, as a client deletes it (background
+// propagation, as kube's namespace controller asks), and says whether it
+// is pending (marked, while its finalizers keep it). An object of a
+// resource the snapshot no longer serves cannot be addressed so; it is
+// removed all the same (see resource.Service.RemoveUnserved for why).
+func (s *Finalizer) remove(ctx context.Context, l *look, o engine.Object) (bool, error) {
+	r, ok := l.resources[o.Key.Resource]
+	if !ok {
+		return s.service.RemoveUnserved(ctx, o)
+	}
+	v, ok := r.Version(r.StorageVersion)
+	if !ok {
+		return s.service.RemoveUnserved(ctx, o)
+	}
+	t := resource.Target{Resource: r, Version: v, Namespace: o.Key.Namespace}
+	res, err := s.service.Delete(ctx, t, o.Key.Name, resource.DeleteOptions{PropagationPolicy: resource.PropagationBackground})
+	return res.Pending, err
+}
+
 // reportRemaining says in namespace ns's status.conditions what it waits
 // for, in the words of Kubernetes' namespace controller:
 // NamespaceContentRemaining and NamespaceFinalizersRemaining. A condition
 // is written only when its message changes, so that waiting does not
 // rewrite the namespace every look.
-func (s *Finalizer) reportRemaining(ctx context.Context, ns engine.Object, waiting []engine.Object) error {
+func (s *Finalizer) reportRemaining(ctx context.Context, t resource.Target, ns []byte, waiting []engine.Object) error {
 	resources, finalizers := map[string]int{}, map[string]int{}
 	for _, o := range waiting {
 		resources[o.Key.Resource.String()]++
@@ -175,7 +231,7 @@ func (s *Finalizer) reportRemaining(ctx context.Context, ns engine.Object, waiti
 			finalizers[f.String()]++
 		}
 	}
-	body, changed := ns.Body, false
+	body, changed := ns, false
 	for _, c := range []struct {
 		kind, reason, message string
 		counts                map[string]int
@@ -208,8 +264,8 @@ func (s *Finalizer) reportRemaining(ctx context.Context, ns engine.Object, waiti
 	if !changed {
 		return nil
 	}
-	ns.Body = body
-	_, err := s.service.Store.Update(ctx, ns)
+	t.Subresource = "status"
+	_, err := s.service.Update(ctx, t, gjson.GetBytes(ns, "metadata.name").String(), body, resource.WriteOptions{FieldManager: manager})
 	return err
 }
 

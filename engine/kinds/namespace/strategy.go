@@ -1,6 +1,7 @@
 package namespace
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -93,11 +94,16 @@ func (*Strategy) PrepareForUpdate(w *resource.Write) error {
 }
 
 // PrepareForDelete refuses the protected namespaces and marks every other
-// one Terminating: the Finalizer empties it, then deletes it.
+// one Terminating: the Finalizer empties it, then deletes it, through
+// this delete when its spec.finalizers were empty already.
 func (*Strategy) PrepareForDelete(w *resource.Write) (bool, error) {
 	if protected[w.Name] {
 		return false, &engine.Error{Code: engine.CodeForbidden, Kind: "namespaces", Name: w.Name,
 			Message: fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", w.Name)}
+	}
+	if isEmptied(w.Context(), w.Name) && gjson.GetBytes(w.Object, "metadata.deletionTimestamp").Exists() &&
+		len(specFinalizers(w.Object)) == 0 {
+		return resource.CustomResource{}.PrepareForDelete(w) // gone, unless metadata.finalizers keep it
 	}
 	if gjson.GetBytes(w.Object, "status.phase").String() == "Terminating" {
 		return true, nil
@@ -118,6 +124,24 @@ func (s *Strategy) AfterWrite(w *resource.Write) {
 	if w.Operation == resource.DeleteOperation || w.Meta != nil && w.Meta.DeletionTimestamp != nil {
 		s.finalizer.poke()
 	}
+}
+
+// emptiedKey is the context key of emptied.
+type emptiedKey struct{}
+
+// emptied is ctx for the Finalizer's delete of namespace name, which it
+// has emptied. A client's delete of a namespace being deleted leaves it
+// to the Finalizer (it answers it as it is); the Finalizer's own delete,
+// once nothing is left in it, deletes it. (kube-apiserver deletes a marked
+// namespace with no spec.finalizers on anyone's delete; dynapi has left
+// that to the Finalizer, and keeps it so.)
+func emptied(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, emptiedKey{}, name)
+}
+
+// isEmptied reports whether ctx is the Finalizer's delete of namespace name.
+func isEmptied(ctx context.Context, name string) bool {
+	return ctx.Value(emptiedKey{}) == name
 }
 
 // label sets the name label.
