@@ -1,52 +1,21 @@
 package main
 
 import (
-	"context"
-
+	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
-	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// startReloader loads the definitions, then follows their files until
-// Close. A folder that cannot be read is logged, not fatal: what could be
-// read serves, and the folder is watched for when it comes back.
-func (m *Main) startReloader(ctx context.Context, service *resource.Service) error {
-	runtimeConfig, err := registry.ParseRuntimeConfig(m.Config.RuntimeConfig)
+// files are the definition files serve follows, with the runtime config
+// and the schema-change policy parsed. Errors: those of parsing them.
+func (cfg Config) files() (*controlplane.Files, error) {
+	runtimeConfig, err := registry.ParseRuntimeConfig(cfg.RuntimeConfig)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	policy, err := reload.ParsePolicy(m.Config.SchemaChangePolicy)
+	policy, err := reload.ParsePolicy(cfg.SchemaChangePolicy)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	indexCtx, stopIndexer := context.WithCancel(ctx)
-	m.indexer, m.stopIndexer = startFieldIndexer(indexCtx, m.store, m.Logger), stopIndexer
-	m.reloader = reload.New(m.Config.Schemas, m.Config.Conversions, reload.Options{
-		Logger: m.Logger, RuntimeConfig: runtimeConfig, Policy: policy,
-		Preview: service.CheckSchemaChange, Registerer: m.metrics, OnSwap: m.swapped,
-	})
-	if err := m.reloader.Reload(); err != nil {
-		m.Logger.Warn("definitions", "err", err)
-	}
-	ctx, m.stopReload = context.WithCancel(ctx)
-	m.reloading = make(chan struct{})
-	go func() {
-		defer close(m.reloading)
-		if err := m.reloader.Run(ctx); err != nil {
-			m.Logger.Error("definition files are not watched: changes need a restart", "err", err)
-		}
-	}()
-	return nil
-}
-
-// swapped hands a new snapshot to the work that follows it, without
-// waiting: the field indexes, the OpenAPI documents, and the return of
-// the memory the change left behind.
-func (m *Main) swapped(snap *registry.Snapshot) {
-	m.indexer.swapped(snap)
-	if api := m.api.Load(); api != nil {
-		api.PrepareOpenAPI(m.release.changed)
-	}
-	m.release.changed()
+	return &controlplane.Files{Schemas: cfg.Schemas, Conversions: cfg.Conversions, RuntimeConfig: runtimeConfig, Policy: policy}, nil
 }

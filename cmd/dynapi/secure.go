@@ -1,22 +1,18 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"time"
 
-	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
-
 	"github.com/dynapi/dynapi/engine/audit"
+	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
-	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// secure sets the authentication, audit, authorization and limits of
-// opts from the configuration. With RBAC, it builds the index that
-// authorizes (started by startRBAC, once the control plane runs).
-func (m *Main) secure(service *resource.Service, opts *httpapi.Options) error {
+// secure sets the authentication, audit and limits of opts from the
+// configuration.
+func (m *Main) secure(opts *httpapi.Options) error {
 	sec := m.Config.Security
 	opts.MaxRequestsInflight, opts.MaxMutatingInflight = sec.MaxRequestsInflight, sec.MaxMutatingInflight
 	opts.RequestTimeout, opts.MinRequestTimeout = sec.RequestTimeout, time.Duration(sec.MinRequestTimeout)*time.Second
@@ -45,32 +41,22 @@ func (m *Main) secure(service *resource.Service, opts *httpapi.Options) error {
 		}
 		opts.Auditor = m.auditLog
 	}
-	if sec.AuthorizationMode == modeRBAC {
-		m.rbac = rbacauthz.New(service, m.reloader, m.Logger)
-		opts.Authorizer = m.rbac
-	}
 	return nil
 }
 
-// rbacSyncTimeout bounds the first listing of the RBAC objects at start.
-const rbacSyncTimeout = 30 * time.Second
-
-// startRBAC creates the bootstrap roles and those of
-// --authorization-policy-file, starts following the RBAC objects and
-// waits until they are listed.
-func (m *Main) startRBAC(ctx context.Context, service *resource.Service) error {
-	var policy []byte
-	if path := m.Config.Security.AuthorizationPolicyFile; path != "" {
-		var err error
-		if policy, err = os.ReadFile(path); err != nil {
-			return fmt.Errorf("--authorization-policy-file: %w", err)
-		}
+// rbac is the RBAC authorization of --authorization-mode=RBAC, with the
+// objects of --authorization-policy-file; nil in another mode. Errors:
+// reading the file.
+func (c SecurityConfig) rbac() (*controlplane.RBAC, error) {
+	if c.AuthorizationMode != modeRBAC {
+		return nil, nil
 	}
-	if err := rbacauthz.Bootstrap(ctx, service, m.reloader.Load(), policy); err != nil {
-		return err
+	if c.AuthorizationPolicyFile == "" {
+		return &controlplane.RBAC{}, nil
 	}
-	m.controlPlane.Go(ctx, m.rbac.Run)
-	waitCtx, cancel := context.WithTimeout(ctx, rbacSyncTimeout)
-	defer cancel()
-	return m.rbac.WaitSynced(waitCtx)
+	policy, err := os.ReadFile(c.AuthorizationPolicyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--authorization-policy-file: %w", err)
+	}
+	return &controlplane.RBAC{Policy: policy}, nil
 }

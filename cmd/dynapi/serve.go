@@ -5,59 +5,41 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/url"
 	"regexp"
-	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/audit"
-	rbacauthz "github.com/dynapi/dynapi/engine/authz/rbac"
 	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/encryption"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/postgres"
-	"github.com/dynapi/dynapi/engine/reload"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/migrations"
 )
 
-// shutdownTimeout bounds how long in-flight requests may finish on Close.
-const shutdownTimeout = 10 * time.Second
-
-// Main is a running dynapi server: Run starts it, Close stops it.
+// Main is a running dynapi server: Run starts it, Close stops it. It
+// opens the database and turns Config into a controlplane.Config;
+// controlplane.Start starts all the rest.
 type Main struct {
 	Config Config
 	Logger *slog.Logger
 
 	pg           *pgserver.Server
 	store        *postgres.Store
-	reloader     *reload.Reloader
 	metrics      *prometheus.Registry
-	stopReload   context.CancelFunc
-	reloading    chan struct{} // closed when the reloader's Run returns
-	indexer      *fieldIndexer
-	api          atomic.Pointer[httpapi.Server] // set once serving; OnSwap prepares its documents
-	release      releaser                       // returns the memory of definition changes
-	stopIndexer  context.CancelFunc
 	controlPlane *controlplane.ControlPlane
-	auditLog     *audit.Log       // with --audit-policy-file
-	rbac         *rbacauthz.Index // with --authorization-mode=RBAC
-	http         *http.Server
-	listener     net.Listener
-	served       chan error
+	auditLog     *audit.Log // with --audit-policy-file
 }
 
-// Run opens (or starts) the database, migrates it, loads the definitions,
-// keeps them in step with their files, and starts serving. It returns once
-// the server accepts connections.
+// Run opens (or starts) the database, migrates it, and starts the control
+// plane: it loads the definitions, keeps them in step with their files,
+// and serves. It returns once the server accepts connections.
 func (m *Main) Run(ctx context.Context) error {
 	if err := m.Config.Security.checkListen(m.Config.Listen); err != nil {
 		return err
@@ -65,51 +47,55 @@ func (m *Main) Run(ctx context.Context) error {
 	for _, w := range m.Config.warnings() {
 		m.Logger.Warn(w, "listen", m.Config.Listen)
 	}
-	m.metrics = newMetricsRegistry()
+	m.metrics = controlplane.NewMetrics()
 	if err := m.openDatabase(ctx); err != nil {
 		return err
 	}
-	service := resource.New(m.store)
-	if err := m.startReloader(ctx, service); err != nil {
-		return err
-	}
-	opts := httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics, Profiling: m.Config.Profiling,
-		BookmarkInterval: m.Config.WatchBookmarkInterval}
-	if err := m.secure(service, &opts); err != nil {
-		return err
-	}
-	cfg := controlplane.Config{Service: service, Snapshots: m.reloader, Logger: m.Logger, HTTP: opts, Collect: m.store}
-	if m.rbac != nil {
-		cfg.Escalation = m.rbac
-	}
-	cp, err := controlplane.Start(ctx, cfg)
+	cfg, err := m.controlPlaneConfig()
 	if err != nil {
 		return err
 	}
-	m.controlPlane = cp
-	if m.rbac != nil {
-		if err := m.startRBAC(ctx, service); err != nil {
-			return err
-		}
+	m.controlPlane, err = controlplane.Start(ctx, cfg)
+	return err
+}
+
+// controlPlaneConfig is what serve starts, from m.Config, over the
+// opened store.
+func (m *Main) controlPlaneConfig() (controlplane.Config, error) {
+	files, err := m.Config.files()
+	if err != nil {
+		return controlplane.Config{}, err
 	}
-	m.api.Store(cp.API)
-	// Built before serving, so that no client waits for them; a swap
-	// meanwhile prepares them again.
-	if err := cp.API.BuildOpenAPI(); err != nil {
-		m.Logger.Warn("OpenAPI documents not built", "err", err)
+	cfg := controlplane.Config{Service: resource.New(m.store), Logger: m.Logger, Files: files,
+		HTTP: httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics,
+			Profiling: m.Config.Profiling, BookmarkInterval: m.Config.WatchBookmarkInterval},
+		Collect: m.store, FieldIndexes: m.store}
+	if err := m.secure(&cfg.HTTP); err != nil {
+		return controlplane.Config{}, err
 	}
-	// Loading the definitions left garbage of several times what they
-	// hold (see releaser): returned before serving, not some time after.
-	debug.FreeOSMemory()
-	// The documents are packed, and the v2 document rendered in protobuf
-	// (which few clients read), while serving; the garbage of that work
-	// is returned after.
-	cp.API.PrepareOpenAPI(m.release.changed)
-	return m.serve(cp.API)
+	if cfg.RBAC, err = m.Config.Security.rbac(); err != nil {
+		return controlplane.Config{}, err
+	}
+	if cfg.Serving, err = m.serving(); err != nil {
+		return controlplane.Config{}, err
+	}
+	return cfg, nil
+}
+
+// serving is where and how serve listens.
+func (m *Main) serving() (*controlplane.Serving, error) {
+	s := &controlplane.Serving{Listen: m.Config.Listen, MaxOpenConnections: m.Config.MaxOpenConnections,
+		FirstRequestTimeout: m.Config.FirstRequestTimeout}
+	if m.Config.TLSCertFile == "" {
+		return s, nil
+	}
+	var err error
+	s.TLS, err = m.serverTLS()
+	return s, err
 }
 
 // Addr is the address the server listens on (useful with port 0).
-func (m *Main) Addr() string { return m.listener.Addr().String() }
+func (m *Main) Addr() string { return m.controlPlane.Addr() }
 
 func (m *Main) openDatabase(ctx context.Context) error {
 	dbURL := m.Config.DatabaseURL
@@ -169,59 +155,16 @@ func withEncryption(path string, opts *postgres.Options) error {
 	return nil
 }
 
-func (m *Main) serve(api *httpapi.Server) error {
-	ln, err := net.Listen("tcp", m.Config.Listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	m.listener = controlplane.Listen(ln, m.Config.MaxOpenConnections, m.Config.FirstRequestTimeout, m.Config.Security.authenticated())
-	m.http = controlplane.NewHTTPServer(api)
-	m.served = make(chan error, 1)
-	scheme := "http"
-	if m.Config.TLSCertFile != "" {
-		scheme = "https"
-		if m.http.TLSConfig, err = m.serverTLS(); err != nil {
-			ln.Close()
-			return err
-		}
-	}
-	go func() {
-		if scheme == "https" {
-			m.served <- m.http.ServeTLS(m.listener, "", "") // HTTP/2 too; the certificate from TLSConfig
-		} else {
-			m.served <- m.http.Serve(m.listener)
-		}
-	}()
-	m.Logger.Info("serving", "url", scheme+"://"+ln.Addr().String(), "maxOpenConnections", m.Config.MaxOpenConnections)
-	return nil
-}
-
-// Close stops serving (letting in-flight requests finish), closes the
-// database pool and stops the private PostgreSQL, if any.
+// Close stops serving (letting in-flight requests finish) and the
+// control plane, closes the database pool and stops the private
+// PostgreSQL, if any.
 func (m *Main) Close() error {
 	var errs []error
-	if m.http != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		defer cancel()
-		errs = append(errs, m.http.Shutdown(ctx))
-		if err := <-m.served; !errors.Is(err, http.ErrServerClosed) {
-			errs = append(errs, err)
-		}
-	}
 	if m.controlPlane != nil {
-		m.controlPlane.Stop()
+		errs = append(errs, m.controlPlane.Close())
 	}
 	if m.auditLog != nil {
 		errs = append(errs, m.auditLog.Close())
-	}
-	if m.stopReload != nil {
-		m.stopReload()
-		<-m.reloading
-	}
-	m.release.stop()
-	if m.stopIndexer != nil {
-		m.stopIndexer() // before the pool closes: an index build in progress is cancelled
-		<-m.indexer.done
 	}
 	if m.store != nil {
 		m.store.Close()

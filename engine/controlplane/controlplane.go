@@ -1,7 +1,13 @@
-// Package controlplane registers the strategies of the built-in kinds
-// (package builtin holds their definitions) with a resource.Service: the
-// one place cmd/dynapi and the tests wire them, so that both serve the
-// same rules. CustomResourceDefinitions register theirs with crd.New.
+// Package controlplane is dynapi's composition root: Start starts all
+// that `dynapi serve` runs over a resource.Service, from the explicit
+// options of a Config (the definitions and their reloader, the field
+// indexes, the built-in kinds' strategies, the CRD controller, the
+// namespace finalizer, the garbage collector, RBAC, the HTTP API and its
+// OpenAPI documents, the listener). cmd/dynapi turns flags into a Config
+// and the tests start servers with it, so that a change to the wiring
+// reaches both. The database stays with the caller: pgx is owned by
+// engine/postgres, whose Store is handed in through the Config's small
+// interfaces.
 package controlplane
 
 import (

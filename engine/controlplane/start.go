@@ -2,91 +2,167 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/httpapi"
-	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
-	"github.com/dynapi/dynapi/engine/kinds/roles"
+	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
-// Config is what Start wires together.
+// Config is what Start wires together: every part of `dynapi serve`, each
+// an explicit option. What the storage can do besides engine.Store is
+// named here too (Collect, FieldIndexes, HTTP.Ready), never found by a
+// type assertion.
 type Config struct {
 	// Service is the pipeline over the store; Start registers the
 	// built-in kinds' strategies with it.
 	Service *resource.Service
-	// Snapshots are the definitions served. When they are also
-	// crd.Definitions (the reloader), CustomResourceDefinitions created
-	// through the API are served too.
+	Logger  *slog.Logger
+	// Files, when set, are the definition files served: Start loads them,
+	// follows them until Close, and serves the CustomResourceDefinitions
+	// created through the API beside them.
+	Files *Files
+	// Snapshots, when Files is nil, are the definitions served, as their
+	// owner swaps them (tests); no CustomResourceDefinition is served.
 	Snapshots httpapi.Snapshots
-	Logger    *slog.Logger
-	// HTTP are the HTTP API's options.
+	// HTTP are the HTTP API's options. Start sets its Authorizer with
+	// RBAC, and its Logger to Logger when nil; its Metrics registry, when
+	// set, also receives the reloader's metrics.
 	HTTP httpapi.Options
-	// Escalation, when set (RBAC authorization), makes the RBAC kinds'
-	// strategies refuse Roles and bindings that grant more than their
-	// writer holds.
-	Escalation roles.Escalation
+	// RBAC, when set, authorizes requests with the Roles and bindings
+	// stored through the API (kube's --authorization-mode=RBAC); nil:
+	// every request is allowed.
+	RBAC *RBAC
 	// Collect is what the garbage collector of ownerReferences queries
 	// (the postgres Store); nil: no collector.
 	Collect gc.Store
+	// FieldIndexes makes the storage's indexes of the selectable fields
+	// (the postgres Store), in the background; nil: none are made.
+	FieldIndexes FieldIndexer
 	// NamespaceRecheck is how often the namespace finalizer looks for
 	// namespaces marked through other processes, and GCRecheck how often
 	// the garbage collector looks for work done through them; 0: every
 	// 10 seconds.
 	NamespaceRecheck, GCRecheck time.Duration
+	// Serving, when set, is where Start listens and serves the API; nil:
+	// the caller serves API itself (a test's httptest.Server).
+	Serving *Serving
 }
 
 // ControlPlane is a wired, running API: the one wiring that cmd/dynapi
 // serves and the tests start, so that a change to it reaches both.
 type ControlPlane struct {
 	// API serves the HTTP API.
-	API   *httpapi.Server
-	stops []func()
+	API *httpapi.Server
+
+	snapshots httpapi.Snapshots
+	indexer   *fieldIndexer                  // nil without Config.FieldIndexes
+	api       atomic.Pointer[httpapi.Server] // API, once built: a swap prepares its documents
+	release   releaser                       // returns the memory of definition changes
+	serving   *serving                       // nil without Config.Serving
+	stops     []func()
 }
 
-// Start registers the strategies, starts the garbage collector, serves the stored
-// CustomResourceDefinitions (those stored are served when it returns),
-// creates the "default" namespace, starts the namespace finalizer and
-// builds the HTTP API. Stop ends what it started. Errors: those of
-// listing the definitions and of creating the namespace.
+// Start starts everything Config names, in the order `dynapi serve`
+// needs: the definitions (loaded when it returns) and the field indexes
+// that follow them, the strategies, the garbage collector, the stored
+// CustomResourceDefinitions (served when it returns), the "default"
+// namespace and its finalizer, the HTTP API, the RBAC bootstrap roles
+// and index (listed when it returns), the OpenAPI documents (built when
+// it returns), and the listener. Close ends what it started; on an
+// error, Start has ended it already. Errors: those of listing the
+// definitions, of creating the namespace and the RBAC objects, and of
+// listening.
 func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
-	c := &ControlPlane{}
-	namespaces := Register(cfg.Service)
-	if cfg.Escalation != nil {
-		roles.Guard(cfg.Service, cfg.Escalation) // before anything writes through the service
+	c := &ControlPlane{snapshots: cfg.Snapshots}
+	if err := c.start(ctx, cfg); err != nil {
+		return nil, errors.Join(err, c.Close())
 	}
+	return c, nil
+}
+
+// start is Start, leaving c to be closed on an error.
+func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
+	if cfg.FieldIndexes != nil {
+		c.indexer = newFieldIndexer(cfg.FieldIndexes, cfg.Logger)
+		c.Go(ctx, c.indexer.run)
+	}
+	defs := c.startDefinitions(ctx, cfg)
+	namespaces := Register(cfg.Service)
+	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
 	if cfg.Collect != nil {
-		collector = gc.New(cfg.Service, cfg.Collect, cfg.Snapshots) // sees every delete through the service
+		collector = gc.New(cfg.Service, cfg.Collect, c.snapshots) // sees every delete through the service
 	}
-	if defs, ok := cfg.Snapshots.(crd.Definitions); ok {
-		controller := crd.New(cfg.Service, defs, cfg.Logger)
-		if err := controller.Sync(ctx); err != nil {
-			return nil, err
-		}
-		c.stops = append(c.stops, runUntilStopped(ctx, controller.Run))
+	if err := c.serveStoredDefinitions(ctx, cfg, defs); err != nil {
+		return err
 	}
-	err := namespace.Ensure(ctx, cfg.Service, cfg.Snapshots.Load(), "default")
+	err := namespace.Ensure(ctx, cfg.Service, c.snapshots.Load(), "default")
 	if engine.ErrorCode(err) == engine.CodeNotFound {
 		cfg.Logger.Warn("namespaced kinds cannot be used", "reason", err)
 	} else if err != nil {
-		c.Stop()
-		return nil, err
+		return err
 	}
 	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
-	c.stops = append(c.stops, runUntilStopped(ctx, func(ctx context.Context) { namespaces.Run(ctx, cfg.Snapshots, nsRecheck, cfg.Logger) }))
+	c.Go(ctx, func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	if collector != nil {
-		c.stops = append(c.stops, runUntilStopped(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) }))
+		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
 	}
+	c.API = c.newAPI(cfg, authz)
+	if err := c.startRBAC(ctx, cfg, authz); err != nil {
+		return err
+	}
+	c.prepare(cfg.Logger)
+	return c.serve(cfg)
+}
+
+// newAPI builds the HTTP API of cfg, authorized by authz when set.
+func (c *ControlPlane) newAPI(cfg Config, authz *rbacIndex) *httpapi.Server {
 	if cfg.HTTP.Logger == nil {
 		cfg.HTTP.Logger = cfg.Logger
 	}
-	c.API = httpapi.New(cfg.Service, cfg.Snapshots, cfg.HTTP)
-	return c, nil
+	if authz != nil {
+		cfg.HTTP.Authorizer = authz
+	}
+	api := httpapi.New(cfg.Service, c.snapshots, cfg.HTTP)
+	c.api.Store(api)
+	return api
+}
+
+// prepare builds the OpenAPI documents before serving, so that no client
+// waits for them (a swap meanwhile prepares them again), and returns the
+// memory loading the definitions left.
+func (c *ControlPlane) prepare(logger *slog.Logger) {
+	if err := c.API.BuildOpenAPI(); err != nil {
+		logger.Warn("OpenAPI documents not built", "err", err)
+	}
+	// Loading the definitions left garbage of several times what they
+	// hold (see releaser): returned before serving, not some time after.
+	debug.FreeOSMemory()
+	// The documents are packed, and the v2 document rendered in protobuf
+	// (which few clients read), while serving; the garbage of that work
+	// is returned after.
+	c.API.PrepareOpenAPI(c.release.changed)
+}
+
+// swapped hands a new snapshot to the work that follows it, without
+// waiting: the field indexes, the OpenAPI documents, and the return of
+// the memory the change left behind.
+func (c *ControlPlane) swapped(snap *registry.Snapshot) {
+	if c.indexer != nil {
+		c.indexer.swapped(snap)
+	}
+	if api := c.api.Load(); api != nil {
+		api.PrepareOpenAPI(c.release.changed)
+	}
+	c.release.changed()
 }
 
 // orDefault is d, or 10 seconds when d is 0.
@@ -97,16 +173,21 @@ func orDefault(d time.Duration) time.Duration {
 	return d
 }
 
-// Go runs f beside the control plane's own background work, until Stop.
+// Go runs f beside the control plane's own background work, until Close.
 func (c *ControlPlane) Go(ctx context.Context, f func(context.Context)) {
 	c.stops = append(c.stops, runUntilStopped(ctx, f))
 }
 
-// Stop stops the background work Start started and waits for it.
-func (c *ControlPlane) Stop() {
+// Close stops serving, letting the requests in flight finish (up to
+// ShutdownTimeout), then stops the background work Start started and
+// waits for it. Errors: those of the shutdown and of serving.
+func (c *ControlPlane) Close() error {
+	err := c.serving.close()
 	for _, stop := range c.stops {
 		stop()
 	}
+	c.release.stop()
+	return err
 }
 
 // runUntilStopped runs f in a goroutine; stop cancels its context and

@@ -81,11 +81,16 @@ func startControlPlane(t *testing.T, snapshots httpapi.Snapshots, store func(*re
 	store(snap)
 	opts.Ready = db.Ping
 	cp, err := controlplane.Start(ctx, controlplane.Config{Service: resource.New(db), Snapshots: snapshots,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), HTTP: opts, Collect: db, NamespaceRecheck: time.Minute, GCRecheck: gcRecheck})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), HTTP: opts, Collect: db, FieldIndexes: db,
+		NamespaceRecheck: time.Minute, GCRecheck: gcRecheck})
 	if err != nil {
 		t.Fatalf("start the control plane: %v", err)
 	}
-	t.Cleanup(cp.Stop)
+	t.Cleanup(func() {
+		if err := cp.Close(); err != nil {
+			t.Errorf("close the control plane: %v", err)
+		}
+	})
 	return cp.API, db
 }
 

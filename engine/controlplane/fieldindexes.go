@@ -1,31 +1,36 @@
-package main
+package controlplane
 
 import (
 	"context"
 	"log/slog"
 	"strings"
 
-	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
 )
+
+// FieldIndexer makes the storage's indexes of selectable fields; the
+// postgres Store is one.
+type FieldIndexer interface {
+	// EnsureFieldIndexes makes, for each dotted body path in paths
+	// ("spec.color"), an index of the field over resource's objects,
+	// unless it exists; it may take as long as the builds.
+	EnsureFieldIndexes(ctx context.Context, resource engine.GroupResource, paths []string) error
+}
 
 // fieldIndexer makes the expression indexes of the storage versions'
 // selectable fields, in the background, for the newest snapshot swapped
 // in: index builds never hold up a reload or a request.
 type fieldIndexer struct {
-	store  *postgres.Store
+	store  FieldIndexer
 	logger *slog.Logger
 	next   chan *registry.Snapshot // the newest snapshot not handled yet, if any
 	made   map[string]bool         // "resource\x00path" of the indexes made; owned by run
-	done   chan struct{}           // closed when run returns
 }
 
-// startFieldIndexer starts the indexer; it stops when ctx ends.
-func startFieldIndexer(ctx context.Context, store *postgres.Store, logger *slog.Logger) *fieldIndexer {
-	x := &fieldIndexer{store: store, logger: logger, next: make(chan *registry.Snapshot, 1),
-		made: map[string]bool{}, done: make(chan struct{})}
-	go x.run(ctx)
-	return x
+// newFieldIndexer returns an indexer that run makes the indexes of.
+func newFieldIndexer(store FieldIndexer, logger *slog.Logger) *fieldIndexer {
+	return &fieldIndexer{store: store, logger: logger, next: make(chan *registry.Snapshot, 1), made: map[string]bool{}}
 }
 
 // swapped hands snap to the indexer without blocking, replacing a
@@ -44,8 +49,8 @@ func (x *fieldIndexer) swapped(snap *registry.Snapshot) {
 	}
 }
 
+// run makes the indexes of the snapshots handed over, until ctx ends.
 func (x *fieldIndexer) run(ctx context.Context) {
-	defer close(x.done)
 	for {
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,68 @@
+package controlplane
+
+import (
+	"context"
+
+	"github.com/dynapi/dynapi/engine/kinds/crd"
+	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/reload"
+)
+
+// Files are the definition files a control plane serves and follows.
+type Files struct {
+	// Schemas and Conversions are the folders of the definitions and of
+	// their conversion rules ("": none).
+	Schemas, Conversions string
+	// RuntimeConfig switches API groups and versions off (kube's
+	// --runtime-config).
+	RuntimeConfig registry.RuntimeConfig
+	// Policy says what a change that would break stored objects does.
+	Policy reload.Policy
+}
+
+// startDefinitions loads cfg.Files and follows them until Close, and
+// returns the reloader, which also serves the definitions created
+// through the API; nil, with cfg.Snapshots served as they are, without
+// Files. A folder that cannot be read is logged, not fatal: what could be
+// read serves, and the folder is watched for when it comes back.
+func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) crd.Definitions {
+	if cfg.Files == nil {
+		if c.indexer != nil {
+			c.indexer.swapped(c.snapshots.Load())
+		}
+		return nil
+	}
+	opts := reload.Options{Logger: cfg.Logger, RuntimeConfig: cfg.Files.RuntimeConfig, Policy: cfg.Files.Policy,
+		Preview: cfg.Service.CheckSchemaChange, OnSwap: c.swapped}
+	if cfg.HTTP.Metrics != nil {
+		// Not a nil *Registry in the interface: a Registerer that is not
+		// nil but panics when used.
+		opts.Registerer = cfg.HTTP.Metrics
+	}
+	reloader := reload.New(cfg.Files.Schemas, cfg.Files.Conversions, opts)
+	c.snapshots = reloader
+	if err := reloader.Reload(); err != nil {
+		cfg.Logger.Warn("definitions", "err", err)
+	}
+	c.Go(ctx, func(ctx context.Context) {
+		if err := reloader.Run(ctx); err != nil {
+			cfg.Logger.Error("definition files are not watched: changes need a restart", "err", err)
+		}
+	})
+	return reloader
+}
+
+// serveStoredDefinitions serves the CustomResourceDefinitions stored
+// through the API, listed before it returns, and follows them until
+// Close; nothing without a reloader (defs nil). Errors: Sync's.
+func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, defs crd.Definitions) error {
+	if defs == nil {
+		return nil
+	}
+	controller := crd.New(cfg.Service, defs, cfg.Logger)
+	if err := controller.Sync(ctx); err != nil {
+		return err
+	}
+	c.Go(ctx, controller.Run)
+	return nil
+}
