@@ -5,13 +5,12 @@ import (
 
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
-	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // startReloader loads the definitions, then follows their files until
 // Close. A folder that cannot be read is logged, not fatal: what could be
 // read serves, and the folder is watched for when it comes back.
-func (m *Main) startReloader(ctx context.Context, service *resource.Service) error {
+func (m *Main) startReloader(ctx context.Context) error {
 	runtimeConfig, err := registry.ParseRuntimeConfig(m.Config.RuntimeConfig)
 	if err != nil {
 		return err
@@ -24,7 +23,7 @@ func (m *Main) startReloader(ctx context.Context, service *resource.Service) err
 	m.indexer, m.stopIndexer = startFieldIndexer(indexCtx, m.store, m.Logger), stopIndexer
 	m.reloader = reload.New(m.Config.Schemas, m.Config.Conversions, reload.Options{
 		Logger: m.Logger, RuntimeConfig: runtimeConfig, Policy: policy,
-		Preview: service.CheckSchemaChange, Registerer: m.metrics, OnSwap: m.swapped,
+		Preview: reload.StoredObjects{Store: m.store}.Check, Registerer: m.metrics, OnSwap: m.swapped,
 	})
 	if err := m.reloader.Reload(); err != nil {
 		m.Logger.Warn("definitions", "err", err)

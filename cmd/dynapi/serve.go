@@ -70,7 +70,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	service := resource.New(m.store)
-	if err := m.startReloader(ctx, service); err != nil {
+	if err := m.startReloader(ctx); err != nil {
 		return err
 	}
 	opts := httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics, Profiling: m.Config.Profiling,
