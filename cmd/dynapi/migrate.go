@@ -12,6 +12,7 @@ import (
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/reload"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/storagemigration"
 )
 
 // migrate rewrites the objects of every kind that are stored in an older
@@ -37,18 +38,17 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 	if err := m.openDatabase(ctx); err != nil {
 		return err
 	}
-	service := resource.New(m.store)
 	// Refused definitions are logged by the reloader: their objects are
 	// not migrated.
 	defs := reload.New(cfg.Schemas, cfg.Conversions, reload.Options{Logger: logger})
 	if err := defs.Reload(); err != nil {
 		return err
 	}
-	if err := crd.New(service, defs, logger).Sync(ctx); err != nil {
+	if err := crd.New(resource.New(m.store), defs, logger).Sync(ctx); err != nil {
 		return err
 	}
 	for _, res := range defs.Load().Resources() {
-		report, err := service.Migrate(ctx, res, cfg.MigrateBatch)
+		report, err := storagemigration.Run(ctx, m.store, res, cfg.MigrateBatch)
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", res.GroupResource(), err)
 		}
@@ -59,7 +59,7 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 
 // describeMigration renders one line per resource:
 // "pipes.plumbing.example.com: stored in v1=3 v2=10; rewrote 3 into v2, skipped 0".
-func describeMigration(r resource.MigrateReport, storage string) string {
+func describeMigration(r storagemigration.Report, storage string) string {
 	var held []string
 	for _, v := range r.StoredVersions() {
 		held = append(held, fmt.Sprintf("%s=%d", v, r.Before[v]))

@@ -3,9 +3,11 @@ package controlplane
 import (
 	"context"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // Files are the definition files a control plane serves and follows.
@@ -33,7 +35,7 @@ func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) crd.Def
 		return nil
 	}
 	opts := reload.Options{Logger: cfg.Logger, RuntimeConfig: cfg.Files.RuntimeConfig, Policy: cfg.Files.Policy,
-		Preview: cfg.Service.CheckSchemaChange, OnSwap: c.swapped}
+		Preview: reload.StoredObjects{Store: storedLister{cfg.Service}}.Check, OnSwap: c.swapped}
 	if cfg.HTTP.Metrics != nil {
 		// Not a nil *Registry in the interface: a Registerer that is not
 		// nil but panics when used.
@@ -65,4 +67,12 @@ func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, d
 	}
 	c.Go(ctx, controller.Run)
 	return nil
+}
+
+// storedLister is the service's stored objects as reload.StoredObjects
+// reads them.
+type storedLister struct{ service *resource.Service }
+
+func (l storedLister) List(ctx context.Context, opts engine.ListOptions, each func(engine.Object) error) (engine.ListMeta, error) {
+	return l.service.ListStored(ctx, opts, each)
 }

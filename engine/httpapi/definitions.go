@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/dynapi/dynapi/engine/registry"
-	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/reload"
 )
 
 // definitionReporter is a Snapshots that tells how its current snapshot
@@ -13,15 +13,15 @@ type definitionReporter interface {
 	// Problems returns the problems of the current snapshot's build.
 	Problems() []registry.Problem
 	// SchemaChecks returns the latest check of each changed resource.
-	SchemaChecks() []resource.SchemaCheck
+	SchemaChecks() []reload.SchemaCheck
 }
 
 // The document of GET /debug/definitions.
 type (
 	definitionStatus struct {
-		Resources    []definitionResource   `json:"resources"`
-		Problems     []definitionProblem    `json:"problems"`
-		SchemaChecks []resource.SchemaCheck `json:"schemaChecks"`
+		Resources    []definitionResource `json:"resources"`
+		Problems     []definitionProblem  `json:"problems"`
+		SchemaChecks []reload.SchemaCheck `json:"schemaChecks"`
 	}
 	definitionResource struct {
 		Group          string              `json:"group"`
@@ -52,7 +52,7 @@ type (
 // are reloaded, the problems of the last build and the schema checks.
 func (s *Server) handleDefinitions(w http.ResponseWriter, r *http.Request) {
 	snap := s.snapshots.Load()
-	doc := definitionStatus{Resources: []definitionResource{}, Problems: []definitionProblem{}, SchemaChecks: []resource.SchemaCheck{}}
+	doc := definitionStatus{Resources: []definitionResource{}, Problems: []definitionProblem{}, SchemaChecks: []reload.SchemaCheck{}}
 	for _, res := range snap.Resources() {
 		doc.Resources = append(doc.Resources, definitionDoc(snap, res))
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine/registry"
-	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/reload"
 	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
 
@@ -19,7 +19,7 @@ type swapper struct {
 	mu       sync.Mutex
 	changed  chan struct{}
 	problems []registry.Problem
-	checks   []resource.SchemaCheck
+	checks   []reload.SchemaCheck
 }
 
 func newSwapper() *swapper { return &swapper{changed: make(chan struct{})} }
@@ -38,8 +38,8 @@ func (s *swapper) swap(snap *registry.Snapshot) {
 	s.changed = make(chan struct{})
 }
 
-func (s *swapper) Problems() []registry.Problem         { return s.problems }
-func (s *swapper) SchemaChecks() []resource.SchemaCheck { return s.checks }
+func (s *swapper) Problems() []registry.Problem       { return s.problems }
+func (s *swapper) SchemaChecks() []reload.SchemaCheck { return s.checks }
 
 // A swap that keeps the watched kind leaves its watches alone; one that
 // removes it ends them, and the kind answers 404.
@@ -66,7 +66,7 @@ func TestWatchEndsWhenItsKindGoes(t *testing.T) {
 func TestDefinitionsStatus(t *testing.T) {
 	sw := newSwapper()
 	sw.problems = []registry.Problem{{File: "shop.example.com/broken.yaml", Line: 3, Reason: "invalid YAML: oops"}}
-	sw.checks = []resource.SchemaCheck{{Group: "shop.example.com", Resource: "widgets", Objects: 4, Invalid: 1}}
+	sw.checks = []reload.SchemaCheck{{Group: "shop.example.com", Resource: "widgets", Objects: 4, Invalid: 1}}
 	s := newTestServerWith(t, sw, sw.Store)
 	r := s.mustDo(http.StatusOK, http.MethodGet, "/debug/definitions", "", "")
 	widget := r.get(`resources.#(group=="shop.example.com")#|#(resource=="widgets")`)

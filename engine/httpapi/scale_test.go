@@ -34,6 +34,7 @@ func TestScale(t *testing.T) {
 	// kubectl scale sends a merge patch; JSON patches work too.
 	for _, p := range []struct{ typ, patch string }{
 		{"application/merge-patch+json", `{"spec":{"replicas":7}}`},
+		{"application/merge-patch+json", `{"spec":{"replicas":1,"replicas":7}}`}, // the last of duplicates wins
 		{"application/strategic-merge-patch+json", `{"spec":{"replicas":8}}`},
 		{"application/json-patch+json", `[{"op":"replace","path":"/spec/replicas","value":9}]`},
 	} {

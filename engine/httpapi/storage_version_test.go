@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine/registry"
-	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/storagemigration"
 )
 
 // loadWithPipeStoredInV1 loads the shipped definitions with Pipe's storage
@@ -70,15 +70,14 @@ func TestStorageVersionChange(t *testing.T) {
 	}
 
 	res, _ := v1Storage.ResourceByKind("plumbing.example.com", "Pipe")
-	service := resource.New(s.store)
-	report, err := service.Migrate(context.Background(), res, 1)
+	report, err := storagemigration.Run(context.Background(), s.store, res, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if report.Before["v1"] != 1 || report.Before["v2"] != 1 || report.Rewritten != 1 {
 		t.Fatalf("migrate into v1: %+v", report)
 	}
-	again, err := service.Migrate(context.Background(), res, 1)
+	again, err := storagemigration.Run(context.Background(), s.store, res, 1)
 	if err != nil || again.Rewritten != 0 || again.Before["v1"] != 2 {
 		t.Fatalf("second migrate: %+v, %v", again, err)
 	}

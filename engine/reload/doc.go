@@ -8,7 +8,8 @@
 // A build starts from the snapshot it replaces, so that a broken file
 // never takes down what worked: the previous definitions from a refused
 // file serve on (see registry.LoadOptions.Previous). A definition whose
-// schemas change is checked against its stored objects first (Preview);
+// schemas change is checked against its stored objects first (Preview;
+// StoredObjects.Check reads them from the Store, SchemaCheck is the result);
 // under PolicyRefuse, a change that would break some keeps the previous
 // definition serving.
 //

@@ -9,7 +9,6 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
-	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // Policy says what a schema change that would break stored objects does.
@@ -70,21 +69,21 @@ func (r *Reloader) checkChange(ctx context.Context, kept *checks) func(prev, nex
 
 // checks gathers the SchemaChecks of one build over those of the last.
 type checks struct {
-	prev  []resource.SchemaCheck
-	fresh map[engine.GroupResource]resource.SchemaCheck
+	prev  []SchemaCheck
+	fresh map[engine.GroupResource]SchemaCheck
 }
 
-func newChecks(prev []resource.SchemaCheck) *checks {
-	return &checks{prev: prev, fresh: map[engine.GroupResource]resource.SchemaCheck{}}
+func newChecks(prev []SchemaCheck) *checks {
+	return &checks{prev: prev, fresh: map[engine.GroupResource]SchemaCheck{}}
 }
 
 // current lists the latest check of every resource snap defines, sorted.
-func (c *checks) current(snap *registry.Snapshot) []resource.SchemaCheck {
+func (c *checks) current(snap *registry.Snapshot) []SchemaCheck {
 	defined := map[engine.GroupResource]bool{}
 	for _, res := range snap.Resources() {
 		defined[res.GroupResource()] = true
 	}
-	var out []resource.SchemaCheck
+	var out []SchemaCheck
 	for _, check := range c.prev {
 		if _, newer := c.fresh[groupResource(check)]; !newer && defined[groupResource(check)] {
 			out = append(out, check)
@@ -95,12 +94,12 @@ func (c *checks) current(snap *registry.Snapshot) []resource.SchemaCheck {
 			out = append(out, check)
 		}
 	}
-	slices.SortFunc(out, func(a, b resource.SchemaCheck) int {
+	slices.SortFunc(out, func(a, b SchemaCheck) int {
 		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Resource, b.Resource))
 	})
 	return out
 }
 
-func groupResource(c resource.SchemaCheck) engine.GroupResource {
+func groupResource(c SchemaCheck) engine.GroupResource {
 	return engine.GroupResource{Group: c.Group, Resource: c.Resource}
 }

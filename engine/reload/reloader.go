@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynapi/dynapi/engine/registry"
-	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // Options tune a Reloader; the zero value works.
@@ -31,9 +30,9 @@ type Options struct {
 	// RuntimeConfig switches groups and versions off in every build.
 	RuntimeConfig registry.RuntimeConfig
 	// Preview, when set, checks the stored objects of a kind against a
-	// changed definition before it takes effect; *resource.Service's
-	// CheckSchemaChange is one.
-	Preview func(ctx context.Context, prev, next *registry.Resource) (resource.SchemaCheck, error)
+	// changed definition before it takes effect; StoredObjects.Check is
+	// one.
+	Preview func(ctx context.Context, prev, next *registry.Resource) (SchemaCheck, error)
 	// Policy says what a Preview that finds objects the change would break
 	// does; "": PolicyReport.
 	Policy Policy
@@ -74,8 +73,8 @@ type Reloader struct {
 type build struct {
 	snap     *registry.Snapshot
 	problems []registry.Problem
-	checks   []resource.SchemaCheck // the last check of each resource that changed, still defined
-	digest   string                 // of what the build read: see digestFS
+	checks   []SchemaCheck // the last check of each resource that changed, still defined
+	digest   string        // of what the build read: see digestFS
 	// unmatched are the runtime-config keys no definition of the build
 	// declares (see registry.RuntimeConfig.Unmatched).
 	unmatched []string
@@ -112,7 +111,7 @@ func (r *Reloader) Problems() []registry.Problem { return r.current.Load().probl
 
 // SchemaChecks returns the last check of each resource whose schemas
 // changed since the Reloader started, and that is still defined.
-func (r *Reloader) SchemaChecks() []resource.SchemaCheck { return r.current.Load().checks }
+func (r *Reloader) SchemaChecks() []SchemaCheck { return r.current.Load().checks }
 
 // Changed returns a channel closed at the next snapshot swap. Take it
 // before reading the snapshot, so that no swap after the read goes unseen.

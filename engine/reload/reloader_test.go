@@ -14,7 +14,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/dynapi/dynapi/engine/registry"
-	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // A new, changed or removed file takes effect within 2 s, new folders included.
@@ -182,12 +181,12 @@ type checker struct {
 	asked  []string
 }
 
-func (c *checker) preview(_ context.Context, prev, next *registry.Resource) (resource.SchemaCheck, error) {
+func (c *checker) preview(_ context.Context, prev, next *registry.Resource) (SchemaCheck, error) {
 	c.asked = append(c.asked, next.Kind)
-	check := resource.SchemaCheck{Group: next.Group, Resource: next.Plural, File: next.File, Objects: 3}
+	check := SchemaCheck{Group: next.Group, Resource: next.Plural, File: next.File, Objects: 3}
 	if c.breaks {
 		check.Invalid = 2
-		check.Examples = []resource.SchemaExample{{Namespace: "default", Name: "a", Version: "v1", Problem: "spec.color: Invalid value"}}
+		check.Examples = []SchemaExample{{Namespace: "default", Name: "a", Version: "v1", Problem: "spec.color: Invalid value"}}
 	}
 	return check, c.err
 }

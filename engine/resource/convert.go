@@ -12,8 +12,9 @@ import (
 // one shape in all versions: only apiVersion changes (the
 // CustomResourceDefinition strategy None), and nothing can be lost.
 
-// hub is the version conversions go through.
-func hub(r *registry.Resource) string {
+// Hub is the version r's conversions go through: its rules' hub, or the
+// storage version of a kind without rules.
+func Hub(r *registry.Resource) string {
 	if r.Conversion == nil {
 		return r.StorageVersion
 	}
@@ -56,11 +57,43 @@ func storedDefaults(r *registry.Resource, stored string, body []byte) ([]byte, b
 // hubIn converts h, an object in the hub version, into version v, pruned
 // to what v holds.
 func hubIn(r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) {
-	out, err := r.Conversion.Convert(h, hub(r), v.Name)
+	out, err := r.Conversion.Convert(h, Hub(r), v.Name)
 	if err != nil || r.Conversion == nil {
 		return out, err
 	}
 	return pruneTo(v, out)
+}
+
+// StoredToHub converts o, a stored object of r, into r's hub version, as
+// every read does first: with the defaults of the schema it is stored in,
+// and what its stored version could not hold put back from its remainder.
+// Errors: those of r's conversion rules (no engine.Error code: a stored
+// object the rules cannot read is an internal error).
+func StoredToHub(r *registry.Resource, o engine.Object) ([]byte, error) {
+	h, _, err := storedToHub(r, o.StoredVersion, o.Body, o.Remainder)
+	return h, err
+}
+
+// ToStorageVersion converts o, a stored object of r, into r's storage
+// version, ready for engine.Store.Update with o's resourceVersion as its
+// precondition: what a storage version migration writes. Errors: r has no
+// storage version, and those of StoredToHub and of the conversion into
+// the storage version.
+func ToStorageVersion(r *registry.Resource, o engine.Object) (engine.Object, error) {
+	storage, ok := r.Version(r.StorageVersion)
+	if !ok {
+		return engine.Object{}, fmt.Errorf("%s has no storage version %s", r.GroupResource(), r.StorageVersion)
+	}
+	h, err := StoredToHub(r, o)
+	if err != nil {
+		return engine.Object{}, err
+	}
+	obj, err := hubIn(r, h, storage)
+	if err != nil {
+		return engine.Object{}, err
+	}
+	t := Target{Resource: r, Version: storage, Namespace: o.Key.Namespace}
+	return toStorage(t, o.Key.Name, obj, o.ResourceVersion, h)
 }
 
 // storedToHub gives a stored body its storage defaults (defaulted says
@@ -68,7 +101,7 @@ func hubIn(r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) 
 // stored version could not hold.
 func storedToHub(r *registry.Resource, stored string, body, remainder []byte) (h []byte, defaulted bool, err error) {
 	body, defaulted = storedDefaults(r, stored, body)
-	if h, err = r.Conversion.Convert(body, stored, hub(r)); err != nil || remainder == nil {
+	if h, err = r.Conversion.Convert(body, stored, Hub(r)); err != nil || remainder == nil {
 		return h, defaulted, err
 	}
 	h, err = convert.Restore(h, remainder)
@@ -88,7 +121,7 @@ func pruneTo(v *registry.Version, obj []byte) ([]byte, error) {
 func toStorage(t Target, name string, obj []byte, rv int64, oldHub []byte) (engine.Object, error) {
 	r := t.Resource
 	stored := engine.Object{Key: t.key(name), StoredVersion: r.StorageVersion, ResourceVersion: rv}
-	if r.Conversion == nil || t.Version.Name == r.StorageVersion && t.Version.Name == hub(r) {
+	if r.Conversion == nil || t.Version.Name == r.StorageVersion && t.Version.Name == Hub(r) {
 		// One shape (or the version written is the hub and the storage
 		// version): only apiVersion may change, and obj was pruned to
 		// the version it is written in.
@@ -101,7 +134,7 @@ func toStorage(t Target, name string, obj []byte, rv int64, oldHub []byte) (engi
 		return engine.Object{}, err
 	}
 	storage, _ := r.Version(r.StorageVersion)
-	if stored.Body, err = r.Conversion.Convert(h, hub(r), r.StorageVersion); err == nil {
+	if stored.Body, err = r.Conversion.Convert(h, Hub(r), r.StorageVersion); err == nil {
 		stored.Body, err = pruneTo(storage, stored.Body)
 	}
 	if err != nil {
@@ -115,8 +148,8 @@ func toStorage(t Target, name string, obj []byte, rv int64, oldHub []byte) (engi
 // version could not see of oldHub.
 func writtenToHub(t Target, obj, oldHub []byte) ([]byte, error) {
 	r := t.Resource
-	h, err := r.Conversion.Convert(obj, t.Version.Name, hub(r))
-	if err != nil || oldHub == nil || t.Version.Name == hub(r) {
+	h, err := r.Conversion.Convert(obj, t.Version.Name, Hub(r))
+	if err != nil || oldHub == nil || t.Version.Name == Hub(r) {
 		return h, err
 	}
 	kept, err := lost(r, oldHub, t.Version)
@@ -128,10 +161,10 @@ func writtenToHub(t Target, obj, oldHub []byte) ([]byte, error) {
 
 // lost is what version v cannot hold of h, an object in the hub.
 func lost(r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) {
-	if v.Name == hub(r) {
+	if v.Name == Hub(r) {
 		return nil, nil
 	}
-	seen, err := r.Conversion.Project(h, hub(r), v.Name, func(obj []byte) ([]byte, error) { return pruneTo(v, obj) })
+	seen, err := r.Conversion.Project(h, Hub(r), v.Name, func(obj []byte) ([]byte, error) { return pruneTo(v, obj) })
 	if err != nil {
 		return nil, err
 	}

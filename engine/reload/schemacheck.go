@@ -1,4 +1,4 @@
-package resource
+package reload
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // SchemaCheck is what a new definition of a kind would do to the objects
-// stored under it, as CheckSchemaChange finds it.
+// stored under it, as StoredObjects.Check finds it.
 type SchemaCheck struct {
 	Group    string `json:"group"`
 	Resource string `json:"resource"`
@@ -20,7 +21,7 @@ type SchemaCheck struct {
 	Versions []string `json:"versions"`
 	Objects  int      `json:"objects"` // stored objects checked
 	// Invalid counts the objects that would fail validation in one of
-	// Versions; Pruned those that would lose fields (see CheckSchemaChange).
+	// Versions; Pruned those that would lose fields (see StoredObjects.Check).
 	Invalid  int             `json:"invalid"`
 	Pruned   int             `json:"pruned"`
 	Examples []SchemaExample `json:"examples,omitempty"`
@@ -68,21 +69,39 @@ func (e SchemaExample) String() string {
 	return fmt.Sprintf("%s (%s): %s", name, e.Version, e.Problem)
 }
 
-// CheckSchemaChange checks every stored object of prev's resource, streamed
-// from the Store, against next, a new definition of it, in the versions
-// whose schemas or rules changed (registry.SchemaChanges): it counts the
+// Lister streams the stored objects of a resource; engine.Store is one.
+type Lister interface {
+	// List calls each for every object matching opts. Errors: those of
+	// engine.Store.List.
+	List(ctx context.Context, opts engine.ListOptions, each func(engine.Object) error) (engine.ListMeta, error)
+}
+
+// StoredObjects checks changed definitions against the objects Store
+// holds: its Check is an Options.Preview.
+type StoredObjects struct {
+	Store Lister
+	Now   func() time.Time // when a check ran; nil: time.Now
+}
+
+// Check checks every stored object of prev's resource, streamed from the
+// Store, against next, a new definition of it, in the versions whose
+// schemas or rules changed (registry.SchemaChanges): it counts the
 // objects that would fail validation there once converted, pruned and
 // defaulted, and those that would lose fields: fields the new hub version
 // (the storage version of a kind without rules) cannot hold, which every
 // read hides and the next write drops. An object stored in a version next
 // no longer has counts as invalid. Errors: those of engine.Store.List.
-func (s *Service) CheckSchemaChange(ctx context.Context, prev, next *registry.Resource) (SchemaCheck, error) {
+func (s StoredObjects) Check(ctx context.Context, prev, next *registry.Resource) (SchemaCheck, error) {
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
 	c := SchemaCheck{Group: next.Group, Resource: next.Plural, File: next.File,
-		Versions: registry.SchemaChanges(prev, next), Checked: s.Now()}
+		Versions: registry.SchemaChanges(prev, next), Checked: now()}
 	if len(c.Versions) == 0 {
 		return c, nil
 	}
-	_, err := s.storage.List(ctx, engine.ListOptions{Resource: next.GroupResource()}, func(o engine.Object) error {
+	_, err := s.Store.List(ctx, engine.ListOptions{Resource: next.GroupResource()}, func(o engine.Object) error {
 		c.add(o, checkStored(next, c.Versions, o))
 		return nil
 	})
@@ -128,14 +147,14 @@ func checkStored(next *registry.Resource, versions []string, o engine.Object) st
 		return storedProblems{invalidVersion: o.StoredVersion,
 			invalid: fmt.Sprintf("stored in version %s, which the new definition does not have", o.StoredVersion)}
 	}
-	h, _, err := storedToHub(next, o.StoredVersion, o.Body, o.Remainder)
+	h, err := resource.StoredToHub(next, o)
 	if err != nil {
 		return storedProblems{invalidVersion: o.StoredVersion, invalid: "cannot be read: " + err.Error()}
 	}
 	var p storedProblems
 	for _, name := range versions {
 		v, _ := next.Version(name) // SchemaChanges lists versions of next with a schema
-		if name == hub(next) {
+		if name == resource.Hub(next) {
 			if _, removed := v.Schema.Prune(h); len(removed) > 0 {
 				p.pruned = fmt.Sprintf("%s: would be dropped: the schema no longer has it", removed[0])
 			}
@@ -150,7 +169,7 @@ func checkStored(next *registry.Resource, versions []string, o engine.Object) st
 // invalidIn returns the first validation problem of h, an object in the
 // hub, once converted to v as a read would, and defaulted; "" when valid.
 func invalidIn(r *registry.Resource, h []byte, v *registry.Version) string {
-	obj, err := r.Conversion.Convert(h, hub(r), v.Name)
+	obj, err := r.Conversion.Convert(h, resource.Hub(r), v.Name)
 	if err == nil {
 		obj, _ = v.Schema.Prune(obj)
 		obj, err = v.Schema.Default(obj)

@@ -1,4 +1,4 @@
-package resource
+package reload
 
 import (
 	"context"
@@ -12,10 +12,9 @@ import (
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
-// listStore is an engine.Store that only lists its objects.
+// listStore is a Lister of a fixed list of objects.
 type listStore struct {
-	engine.Store // nil: any other method panics
-	objects      []engine.Object
+	objects []engine.Object
 }
 
 func (s listStore) List(_ context.Context, opts engine.ListOptions, each func(engine.Object) error) (engine.ListMeta, error) {
@@ -49,7 +48,7 @@ func TestCheckSchemaChange(t *testing.T) {
 		return engine.Object{Key: engine.ObjectKey{Resource: gr, Namespace: "default", Name: name}, StoredVersion: "v1",
 			Body: []byte(`{"apiVersion":"test.example.com/v1","kind":"Gizmo","metadata":{"name":"` + name + `"},"spec":` + spec + `}`)}
 	}
-	s := &Service{Now: time.Now, storage: listStore{objects: []engine.Object{
+	s := StoredObjects{Now: time.Now, Store: listStore{objects: []engine.Object{
 		stored("a", `{"size": 1, "color": "red"}`),
 		stored("b", `{"size": 12, "color": "blue"}`),
 		stored("c", `{"size": 20}`),
@@ -68,7 +67,7 @@ func TestCheckSchemaChange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := s.CheckSchemaChange(context.Background(), prev, tt.next)
+			c, err := s.Check(context.Background(), prev, tt.next)
 			if err != nil {
 				t.Fatal(err)
 			}

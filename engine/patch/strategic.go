@@ -1,4 +1,4 @@
-package resource
+package patch
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
-	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine"
 )
 
 // Strategic merge patch driven by a definition's schema: lists merge by
@@ -16,25 +16,30 @@ import (
 // schema declares, as Kubernetes' published OpenAPI declares them for the
 // built-in kinds, rather than by a Go type's struct tags.
 
-// acceptsStrategicMerge reports whether t takes a strategic merge patch:
-// a built-in kind, or a definition whose schema declares patch strategies.
-// kube-apiserver refuses it for custom resources, which declare none.
-func acceptsStrategicMerge(t Target) bool {
-	if registry.IsBuiltinFile(t.Resource.File) {
-		return true
-	}
-	return t.Version.Schema != nil && bytes.Contains(t.Version.Schema.Raw(), []byte(`"x-kubernetes-patch-`))
+// DeclaresStrategies reports whether schema, a structural schema as JSON,
+// declares patch strategies or merge keys: the schemas of custom
+// resources, which kube-apiserver refuses strategic merge patches for,
+// declare none.
+func DeclaresStrategies(schema []byte) bool {
+	return bytes.Contains(schema, []byte(`"x-kubernetes-patch-`))
 }
 
-// strategicMerge applies a strategic merge patch with t's schema.
-func strategicMerge(t Target, obj, patch []byte) ([]byte, error) {
+// StrategicMerge applies p, a strategic merge patch, to obj, merging lists
+// as schema (the object's structural schema as JSON; nil for none)
+// declares. Errors: BadRequest for a patch that is malformed or does not
+// apply.
+func StrategicMerge(obj, p, schema []byte) ([]byte, error) {
 	var root map[string]any
-	if t.Version.Schema != nil {
+	if schema != nil {
 		// Parsed per patch: strategic merge patches are rare (kubectl
 		// apply, the event recorder), and a schema is a few kilobytes.
-		_ = json.Unmarshal(t.Version.Schema.Raw(), &root) // compiled from valid JSON
+		_ = json.Unmarshal(schema, &root) // compiled from valid JSON
 	}
-	return strategicpatch.StrategicMergePatchUsingLookupPatchMeta(obj, patch, patchMeta{schema: root, root: true})
+	out, err := strategicpatch.StrategicMergePatchUsingLookupPatchMeta(obj, p, patchMeta{schema: root, root: true})
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeBadRequest, "invalid strategic merge patch: %v", err)
+	}
+	return out, nil
 }
 
 // objectMeta is the patch metadata of every object's metadata, which the

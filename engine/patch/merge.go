@@ -1,11 +1,48 @@
-package resource
+package patch
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
+
+// Merge applies p, a JSON merge patch, to obj, as kube-apiserver merges
+// (see mergePatch). obj must be valid JSON; p must hold no duplicated
+// member, since the last of duplicates is the one that counts
+// (schema.DropDuplicates drops the others). Errors: Invalid for a patch
+// that is not an object (on the field "patch", as kube-apiserver answers
+// it), BadRequest for one that is not JSON or is nested deeper than
+// encoding/json reads.
+func Merge(obj, p []byte) ([]byte, error) {
+	if !gjson.ParseBytes(p).IsObject() {
+		return nil, errNotObject(p)
+	}
+	if !gjson.ValidBytes(p) {
+		return nil, engine.Errorf(engine.CodeBadRequest, "invalid merge patch: not JSON")
+	}
+	out, err := mergePatch(obj, p)
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeBadRequest, "invalid merge patch: %v", err)
+	}
+	return out, nil
+}
+
+// errNotObject answers a merge patch that is not a JSON object as
+// kube-apiserver does: a 422 on the field "patch".
+func errNotObject(p []byte) error {
+	value := string(p)
+	if len(value) > 64 {
+		value = value[:64] + "..."
+	}
+	msg := "Invalid value: " + strconv.Quote(value) + ": a merge patch must be a JSON object"
+	return &engine.Error{Code: engine.CodeInvalid, Message: "patch: " + msg,
+		Causes: []engine.FieldError{{Type: engine.CauseInvalid, Path: "patch", Message: msg}}}
+}
 
 // maxMergeDepth bounds the nesting a merge patch walks, as encoding/json
 // (and so evanphx/json-patch, which refuses such a patch) bounds it.

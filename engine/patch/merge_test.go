@@ -1,4 +1,4 @@
-package resource
+package patch
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/dynapi/dynapi/engine"
-	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/schema"
 	"github.com/dynapi/dynapi/internal/json/jsoneq"
 )
@@ -109,9 +108,8 @@ func TestMergePatchNotObject(t *testing.T) {
 		{"A12 string", `"bar"`, engine.CodeInvalid},
 		{"nested too deep", deep, engine.CodeBadRequest},
 	}
-	target := Target{Resource: &registry.Resource{}}
 	for _, tt := range tests {
-		_, err := applyPatch(target, MergePatch, []byte(`{"a":{"b":"foo"}}`), []byte(tt.patch))
+		_, err := Merge([]byte(`{"a":{"b":"foo"}}`), []byte(tt.patch))
 		if got := engine.ErrorCode(err); got != tt.want {
 			t.Errorf("%s: code %v (%v), want %v", tt.name, got, err, tt.want)
 		}
