@@ -88,7 +88,7 @@ func (s *Service) renameGenerated(w *Write) error {
 // kube-apiserver does; one that adds only the defaults the stored row
 // lacked (reads show them) writes them.
 func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
-	unchanged := !w.oldDefaulted && sameManaged(w.managed, w.oldManaged) && sameJSON(w.Object, w.Old)
+	unchanged := !w.oldDefaulted && sameManaged(w.managed, w.oldManaged) && w.same.all()
 	if err := w.joinManagedFields(); err != nil {
 		return err
 	}

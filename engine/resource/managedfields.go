@@ -42,17 +42,17 @@ func managedFields(_ *Service, w *Write) error {
 }
 
 // unchangedForFields reports whether an update changes nothing that
-// managedFields record: the same object but for server-owned metadata,
-// and no managedFields sent. kube-apiserver's FieldManager would find the
-// same managed set; this costs a byte comparison instead of a merge. It
-// is asked only where the shortcut did not answer (whose walk finds an
-// unchanged object already, when it has managedFields).
+// managedFields record: the same object but for server-owned metadata
+// (as the compare stage found it), and no managedFields sent.
+// kube-apiserver's FieldManager would find the same managed set; this
+// reads the one comparison instead of a merge. It is asked only where the
+// shortcut did not answer (whose walk finds an unchanged object already,
+// when it has managedFields).
 func (w *Write) unchangedForFields() bool {
 	if w.Operation != UpdateOperation || w.sentFields != nil && w.Target.Subresource == "" {
 		return false
 	}
-	return sameJSON(w.Object, w.Old, "metadata") && sameJSON(MetadataOf(w.Object), MetadataOf(w.Old),
-		"resourceVersion", "generation")
+	return w.same.recorded()
 }
 
 // sameManaged reports whether two managedFields lists (nil: none) are

@@ -40,6 +40,7 @@ var stages = []stage{
 	{"validationRules", writes, validationRules}, // CEL, list types, embedded resources
 	{"strategyValidation", writes, validateByStrategy},
 	{"authorizeWrite", writes, authorizeByStrategy},
+	{"compare", UpdateOperation, compare},
 	{"managedFields", writes, managedFields}, // decided here, joined to the object by the store
 	{"generation", UpdateOperation, generation},
 }

@@ -155,13 +155,14 @@ func authorizeByStrategy(_ *Service, w *Write) error {
 
 // generation increments metadata.generation when anything but metadata
 // (and status, when it has its own subresource) changed: as the
-// managedFields stage's walk found it, or else by a comparison.
+// managedFields stage's walk found it, or else as the compare stage did.
 func generation(_ *Service, w *Write) error {
 	ignore := []string{"metadata"}
-	if w.Target.Version.Subresources.Status {
+	statusOwn := w.Target.Version.Subresources.Status
+	if statusOwn {
 		ignore = append(ignore, "status")
 	}
-	if w.diff.Complete && !w.diff.Outside(ignore...) || !w.diff.Complete && sameJSON(w.Object, w.Old, ignore...) {
+	if w.diff.Complete && !w.diff.Outside(ignore...) || !w.diff.Complete && w.same.spec(statusOwn) {
 		return nil
 	}
 	out, err := sjson.SetBytes(w.Object, "metadata.generation", lookup(w.Old, "metadata.generation").Int()+1)

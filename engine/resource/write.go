@@ -76,6 +76,8 @@ type Write struct {
 	// diff is what the managedFields shortcut's walk of Old and Object
 	// found, when it walked them (see apply.Diff).
 	diff apply.Diff
+	// same is what the update leaves as it was (see compare).
+	same sameness
 	// strict are the decoding problems a Strict write is refused for.
 	strict []string
 }
