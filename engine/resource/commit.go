@@ -43,7 +43,7 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 	}
 	for attempt := 1; ; attempt++ {
 		created, err := s.storeNew(ctx, w)
-		if engine.ErrorCode(err) == engine.CodeAlreadyExists && w.generatedName && attempt < maxGenerateNameAttempts {
+		if engine.ErrorCode(err) == engine.CodeAlreadyExists && w.metadata.generatedName && attempt < maxGenerateNameAttempts {
 			if err = s.renameGenerated(w); err == nil {
 				continue
 			}
@@ -88,7 +88,7 @@ func (s *Service) renameGenerated(w *Write) error {
 // kube-apiserver does; one that adds only the defaults the stored row
 // lacked (reads show them) writes them.
 func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
-	unchanged := !w.oldDefaulted && sameManaged(w.managed, w.oldManaged) && w.same.all()
+	unchanged := !w.oldDefaulted && sameManaged(w.managedFields.managed, w.oldManaged) && w.same.all()
 	if err := w.joinManagedFields(); err != nil {
 		return err
 	}
