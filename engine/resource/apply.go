@@ -68,7 +68,7 @@ func (s *Service) applyCreate(ctx context.Context, t Target, name string, patch 
 		patched: true, applied: true, managedFields: managedFieldsFacts{managed: apply.ManagedFieldsOf(obj)}}
 	res, err := s.run(ctx, w)
 	if engine.ErrorCode(err) == engine.CodeAlreadyExists {
-		return Result{}, engine.NewConflict(t.GroupResource(), name, conflictReason)
+		return Result{}, engine.NewModified(t.GroupResource(), name)
 	}
 	return Result{Object: res.object, Warnings: w.Warnings, Created: err == nil}, err
 }

@@ -66,7 +66,7 @@ func updateMeta(_ *Service, w *Write) error {
 		return err
 	}
 	if rv != w.stored.ResourceVersion {
-		return engine.NewConflict(w.Target.GroupResource(), m.Name, conflictReason)
+		return engine.NewModified(w.Target.GroupResource(), m.Name)
 	}
 	if m.UID != "" && m.UID != w.OldMeta.UID {
 		return engine.NewConflict(w.Target.GroupResource(), m.Name,
