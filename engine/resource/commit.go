@@ -25,10 +25,13 @@ func (s *Service) store(ctx context.Context, w *Write) error {
 	case DeleteOperation:
 		err = s.storeDelete(ctx, w)
 	}
-	if err == nil && !w.dryRun() {
+	if err != nil {
+		return err
+	}
+	if !w.dryRun() {
 		w.strategy.AfterWrite(w)
 	}
-	return err
+	return nil
 }
 
 func (w *Write) dryRun() bool { return w.Options.DryRun || w.delete.DryRun }
@@ -137,20 +140,24 @@ func (s *Service) storeDelete(ctx context.Context, w *Write) error {
 // commitDelete deletes or marks w's stored object and returns its last state.
 func (s *Service) commitDelete(ctx context.Context, w *Write) (engine.Object, error) {
 	last, err := s.commitDeleteOnce(ctx, w)
-	if err == nil {
-		s.deleted(last.Key)
+	if err != nil {
+		return last, err
 	}
-	return last, err
+	s.deleted(last.Key)
+	return last, nil
 }
 
 func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object, error) {
 	marked := gjson.GetBytes(w.stored.Body, "metadata.deletionTimestamp").Exists()
 	if !w.pending {
 		last, err := s.Store.Delete(ctx, w.stored.Key, w.stored.ResourceVersion)
-		if err == nil && marked {
+		if err != nil {
+			return last, err
+		}
+		if marked {
 			s.removed(last.Key)
 		}
-		return last, err
+		return last, nil
 	}
 	if marked && string(w.Object) == string(w.stored.Body) {
 		return w.stored, nil // deleting it again answers it as it is
