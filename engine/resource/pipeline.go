@@ -59,6 +59,8 @@ type fact uint32
 
 // The facts of the pipeline. The inputs are set by the verb before the
 // stages run; each other fact is written by one stage per operation.
+// Which facts are inputs of each operation, and which the store reads
+// after the stages, is written beside the check (stageorder_test.go).
 const (
 	// factBody (input): Object as sent, or as a patch or an apply made it
 	// (patched, applied; an apply's managedFields.managed), and Options.
@@ -100,14 +102,6 @@ const (
 	// factGeneration: Object's metadata.generation, bumped when due.
 	factGeneration
 )
-
-// contracts are, per operation, the facts the verb sets before the stages
-// run and the ones the store reads after them.
-var contracts = map[Operation]struct{ inputs, store fact }{
-	CreateOperation: {factBody | factOld, factMeta | factAuthorized | factManaged},
-	UpdateOperation: {factBody | factOld, factAuthorized | factCompared | factManaged | factGeneration},
-	DeleteOperation: {factOld | factDeleteOptions, factPending},
-}
 
 // run passes w through every stage of its operation, then stores it
 // (unless dry run) and returns the answer.

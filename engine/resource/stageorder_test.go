@@ -8,6 +8,15 @@ import (
 	"testing"
 )
 
+// contracts are, per operation, the facts the verb sets before the stages
+// run (create: no stored object, Old nil; delete: stored, its body the
+// Object) and the ones the store reads after them.
+var contracts = map[Operation]struct{ inputs, store fact }{
+	CreateOperation: {factBody | factOld, factMeta | factAuthorized | factManaged},
+	UpdateOperation: {factBody | factOld, factAuthorized | factCompared | factManaged | factGeneration},
+	DeleteOperation: {factOld | factDeleteOptions, factPending},
+}
+
 // factNames name the facts, in the order of their bits.
 var factNames = []string{"body", "old", "deleteOptions", "decoded", "meta", "storable", "propagated",
 	"prepared", "pending", "admitted", "ruled", "validated", "authorized", "compared", "managed", "generation"}
