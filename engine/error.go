@@ -106,6 +106,13 @@ func NewConflict(gr GroupResource, name, reason string) *Error {
 		Message: fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", gr, name, reason)}
 }
 
+// NewModified is the Conflict of a write based on a stale
+// resourceVersion, in kube-apiserver's words (its registry's
+// OptimisticLockErrorMsg).
+func NewModified(gr GroupResource, name string) *Error {
+	return NewConflict(gr, name, "the object has been modified; please apply your changes to the latest version and try again")
+}
+
 // NewInvalid is the 422 error listing every field problem. kind is the Kind
 // (not the resource), as kube-apiserver reports it.
 func NewInvalid(group, kind, name string, causes []FieldError) *Error {

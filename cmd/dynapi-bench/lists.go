@@ -118,8 +118,11 @@ func wantItems(list []byte, want int) error {
 
 // wantCount checks the number of objects a list returned.
 func wantCount(got int, err error, want int) error {
-	if err == nil && got != want {
-		err = fmt.Errorf("list returned %d objects, want %d", got, want)
+	if err != nil {
+		return err
 	}
-	return err
+	if got != want {
+		return fmt.Errorf("list returned %d objects, want %d", got, want)
+	}
+	return nil
 }

@@ -47,10 +47,11 @@ func (b *bench) update(ctx context.Context) {
 	fmt.Fprintf(b.progress, "update: %d objects with %d clients (PUT)\n", n, c)
 	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
 		out, err := b.load().do(ctx, http.MethodPut, w.path(i), "application/json", w.body(i, 1, b.rvs[i]), http.StatusOK)
-		if err == nil {
-			b.rvs[i] = gjson.GetBytes(out, "metadata.resourceVersion").String()
+		if err != nil {
+			return err
 		}
-		return err
+		b.rvs[i] = gjson.GetBytes(out, "metadata.resourceVersion").String()
+		return nil
 	}))
 	raw := b.baseline(ctx, c, n, timed(func(ctx context.Context, i int) error {
 		return b.raw.Update(ctx, w.name(i), w.body(i, 1, ""))

@@ -100,13 +100,14 @@ func openWatch(ctx context.Context, cl client, collection, rv string, clock *wri
 		req.Header.Set("Authorization", "Bearer "+cl.token)
 	}
 	resp, err := cl.http.Do(req)
-	if err == nil && resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		err = fmt.Errorf("watch %s: %s", cl.base, resp.Status)
-	}
 	if err != nil {
 		cancel()
 		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("watch %s: %s", cl.base, resp.Status)
 	}
 	w := &watcher{cancel: cancel, clock: clock, seen: make([]bool, len(clock.sent)), done: make(chan struct{})}
 	go func() {

@@ -35,20 +35,7 @@ func (s *Server) listCSV(w http.ResponseWriter, r *http.Request, req request, tb
 	w.Header().Set("Content-Type", csvContentType)
 	sw := &sentWriter{w: w}
 	buf := bufio.NewWriterSize(sw, flushBytes)
-	cw := csv.NewWriter(buf)
-	err := cw.Write(tb.ColumnNames())
-	if err == nil {
-		_, err = s.service.List(r.Context(), req.target, opts, func(obj []byte) error {
-			return cw.Write(tb.Cells(obj))
-		})
-	}
-	if err == nil {
-		cw.Flush()
-		err = cw.Error()
-	}
-	if err == nil {
-		err = buf.Flush()
-	}
+	err := s.writeCSV(r, req, tb, opts, buf)
 	if err != nil && !sw.sent {
 		w.Header().Del("Content-Type")
 		s.writeError(w, r, err)
@@ -58,6 +45,25 @@ func (s *Server) listCSV(w http.ResponseWriter, r *http.Request, req request, tb
 		s.logger.Error("list failed mid-stream", "path", r.URL.Path, "err", err)
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// writeCSV writes the list's header and rows to buf and flushes it.
+func (s *Server) writeCSV(r *http.Request, req request, tb *table.Builder, opts engine.ListOptions, buf *bufio.Writer) error {
+	cw := csv.NewWriter(buf)
+	if err := cw.Write(tb.ColumnNames()); err != nil {
+		return err
+	}
+	_, err := s.service.List(r.Context(), req.target, opts, func(obj []byte) error {
+		return cw.Write(tb.Cells(obj))
+	})
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return buf.Flush()
 }
 
 // csvEvents writes watch events as CSV rows after a header: the event

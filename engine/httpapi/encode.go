@@ -162,6 +162,17 @@ func tableBuilder(r *http.Request, req request, f format) (*table.Builder, error
 	return table.New(req.target.Version.PrinterColumns, f.table, include, time.Now())
 }
 
+// negotiateTable is negotiate, with the table builder a Table or CSV
+// answer needs (nil for any other). Errors: as negotiate and tableBuilder.
+func negotiateTable(r *http.Request, req request, e endpoint) (format, *table.Builder, error) {
+	f, err := negotiate(r, e, kindOf(req.target))
+	if err != nil || f.kind != formatTable && f.kind != formatCSV {
+		return f, nil, err
+	}
+	tb, err := tableBuilder(r, req, f)
+	return f, tb, err
+}
+
 // negotiateWrite is negotiate for a write answered with an object of
 // kind gvk, done before the write so that a client that cannot read the
 // answer learns it before anything changes, as kube-apiserver does. A

@@ -10,11 +10,7 @@ import (
 )
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiate(r, forObject, kindOf(req.target))
-	var tb *table.Builder
-	if err == nil && (f.kind == formatTable || f.kind == formatCSV) {
-		tb, err = tableBuilder(r, req, f)
-	}
+	f, tb, err := negotiateTable(r, req, forObject)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -43,18 +39,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		s.handleWatch(w, r, req)
 		return
 	}
-	f, err := negotiate(r, forList, kindOf(req.target))
-	var tb *table.Builder
-	if err == nil && (f.kind == formatTable || f.kind == formatCSV) {
-		tb, err = tableBuilder(r, req, f)
-	}
-	var opts engine.ListOptions
-	if err == nil {
-		opts, err = listOptions(r)
-	}
-	if err == nil {
-		err = checkListOptions(opts, r)
-	}
+	f, tb, opts, err := readList(r, req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -64,14 +49,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		return
 	}
 	lw := newListWriter(w, f, tb, req.target.APIVersion(), req.target.Resource.ListKind)
-	list := s.service.List
-	if f.kind == formatMeta {
-		list = s.service.ListMetadata
-	}
-	meta, err := list(r.Context(), req.target, opts, lw.add)
-	if err == nil {
-		err = lw.finish(meta)
-	}
+	err = s.streamList(r, req, f, opts, lw)
 	if err != nil && !lw.flushed {
 		s.writeError(w, r, err)
 		return
@@ -82,6 +60,34 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		s.logger.Error("list failed mid-stream", "path", r.URL.Path, "err", err)
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// readList reads what a list needs before it lists: the answer's
+// representation, its table builder (Table or CSV) and the list options.
+func readList(r *http.Request, req request) (format, *table.Builder, engine.ListOptions, error) {
+	f, tb, err := negotiateTable(r, req, forList)
+	if err != nil {
+		return f, nil, engine.ListOptions{}, err
+	}
+	opts, err := listOptions(r)
+	if err != nil {
+		return f, nil, opts, err
+	}
+	return f, tb, opts, checkListOptions(opts, r)
+}
+
+// streamList lists into lw (its metadata alone for PartialObjectMetadata)
+// and ends the list.
+func (s *Server) streamList(r *http.Request, req request, f format, opts engine.ListOptions, lw *listWriter) error {
+	list := s.service.List
+	if f.kind == formatMeta {
+		list = s.service.ListMetadata
+	}
+	meta, err := list(r.Context(), req.target, opts, lw.add)
+	if err != nil {
+		return err
+	}
+	return lw.finish(meta)
 }
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req request) {
@@ -105,18 +111,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 }
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request) {
-	f, err := negotiateWrite(r, kindOf(req.target))
-	var patchType string
-	var patch []byte
-	var dups []string
-	if err == nil {
-		patchType, patch, dups, err = readPatch(r, req.target)
-	}
-	var opts resource.WriteOptions
-	if err == nil {
-		opts, err = writeOptions(r, patchType)
-		opts.YAMLDuplicates = dups
-	}
+	f, patchType, patch, opts, err := readPatchWrite(r, req.target)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -129,18 +124,36 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 	s.writeResult(w, r, f, code, res, err)
 }
 
+// readPatchWrite reads what a patch needs before it writes: the answer's
+// representation, the patch's type and body, and the options.
+func readPatchWrite(r *http.Request, t resource.Target) (format, string, []byte, resource.WriteOptions, error) {
+	var opts resource.WriteOptions
+	f, err := negotiateWrite(r, kindOf(t))
+	if err != nil {
+		return f, "", nil, opts, err
+	}
+	patchType, patch, dups, err := readPatch(r, t)
+	if err != nil {
+		return f, "", nil, opts, err
+	}
+	opts, err = writeOptions(r, patchType)
+	opts.YAMLDuplicates = dups
+	return f, patchType, patch, opts, err
+}
+
 // readWrite reads what a create or an update needs before it writes: the
 // answer's representation (an object of kind gvk), the options and the body.
 func readWrite(r *http.Request, gvk engine.GroupVersionKind) (format, []byte, resource.WriteOptions, error) {
 	f, err := negotiateWrite(r, gvk)
-	var opts resource.WriteOptions
-	if err == nil {
-		opts, err = writeOptions(r, "")
+	if err != nil {
+		return f, nil, resource.WriteOptions{}, err
+	}
+	opts, err := writeOptions(r, "")
+	if err != nil {
+		return f, nil, opts, err
 	}
 	var body []byte
-	if err == nil {
-		body, opts.YAMLDuplicates, err = readBody(r)
-	}
+	body, opts.YAMLDuplicates, err = readBody(r)
 	return f, body, opts, err
 }
 
@@ -159,10 +172,11 @@ func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, f format, c
 // otherwise, for the clients that expect it.
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req request) {
 	f, err := negotiateWrite(r, kindOf(req.target))
-	var p deleteParams
-	if err == nil {
-		p, err = deleteOptions(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
+	p, err := deleteOptions(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

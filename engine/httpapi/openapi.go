@@ -221,8 +221,9 @@ func (s *Server) prepareOpenAPI() error {
 // packs them and renders the v2 document in protobuf after them.
 func (s *Server) BuildOpenAPI() error {
 	docs, err := s.openapi.docs(s.snapshots.Load(), s.deletesCollections)
-	if err == nil {
-		_, err = docs.V2()
+	if err != nil {
+		return err
 	}
+	_, err = docs.V2()
 	return err
 }

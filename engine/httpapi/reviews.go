@@ -147,11 +147,11 @@ func localReviewInvalid(review *authorizationv1.LocalSubjectAccessReview) error 
 // resourceAttributes and nonResourceAttributes.
 func subjectAttributes(kind string, spec authorizationv1.SubjectAccessReviewSpec) (authz.Attributes, error) {
 	a, err := reviewAttributes(spec.ResourceAttributes, spec.NonResourceAttributes)
-	if err == nil && spec.User == "" && len(spec.Groups) == 0 {
-		err = reviewInvalid(kind, "spec.user", "at least one of user or group must be specified")
-	}
 	if err != nil {
 		return a, err
+	}
+	if spec.User == "" && len(spec.Groups) == 0 {
+		return a, reviewInvalid(kind, "spec.user", "at least one of user or group must be specified")
 	}
 	a.User = &engine.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
 	for k, v := range spec.Extra {

@@ -47,19 +47,26 @@ func (s *Server) handleGetScale(w http.ResponseWriter, r *http.Request, req requ
 	s.writeObject(w, r, f, http.StatusOK, scale, nil)
 }
 
-func (s *Server) handlePatchScale(w http.ResponseWriter, r *http.Request, req request) {
+// readScalePatch reads what a patch of /scale needs before it writes: the
+// answer's representation, the patch (compacted) and the options.
+func readScalePatch(r *http.Request) (format, []byte, resource.WriteOptions, error) {
 	f, err := negotiateWrite(r, scaleKind)
-	var patch []byte
-	if err == nil {
-		patch, err = readLimited(r)
+	if err != nil {
+		return f, nil, resource.WriteOptions{}, err
 	}
-	if err == nil {
-		patch, err = compactJSON(patch)
+	patch, err := readLimited(r)
+	if err != nil {
+		return f, nil, resource.WriteOptions{}, err
 	}
-	var opts resource.WriteOptions
-	if err == nil {
-		opts, err = writeOptions(r, contentType(r))
+	if patch, err = compactJSON(patch); err != nil {
+		return f, nil, resource.WriteOptions{}, err
 	}
+	opts, err := writeOptions(r, contentType(r))
+	return f, patch, opts, err
+}
+
+func (s *Server) handlePatchScale(w http.ResponseWriter, r *http.Request, req request) {
+	f, patch, opts, err := readScalePatch(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -116,12 +116,18 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // statusKind is the kind of an error's answer.
 var statusKind = engine.GroupVersionKind{Version: "v1", Kind: "Status"}
 
+// statusProtobuf encodes st in protobuf.
+func statusProtobuf(st status) ([]byte, error) {
+	body, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	return kubeproto.FromJSON(body)
+}
+
 // writeProtobuf writes st as a protobuf response.
 func writeProtobuf(w http.ResponseWriter, st status) {
-	body, err := json.Marshal(st)
-	if err == nil {
-		body, err = kubeproto.FromJSON(body)
-	}
+	body, err := statusProtobuf(st)
 	if err != nil {
 		panic(fmt.Sprintf("encode a Status as protobuf: %v", err)) // our own wire struct: a programming error
 	}

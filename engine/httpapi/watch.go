@@ -43,15 +43,12 @@ const defaultBookmarkInterval = 10 * time.Second
 // kube-apiserver does for ?watch=true.
 func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
 	opts, timeout, err := watchOptions(r, s.minRequestTimeout)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	opts.BookmarkInterval = s.bookmarkInterval
-	f, ferr := negotiate(r, forWatch, kindOf(req.target))
-	var tb *table.Builder
-	if err == nil && ferr == nil && (f.kind == formatTable || f.kind == formatCSV) {
-		tb, err = tableBuilder(r, req, f)
-	}
-	if err == nil {
-		err = ferr
-	}
+	f, tb, err := negotiateTable(r, req, forWatch)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

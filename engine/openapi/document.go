@@ -49,9 +49,10 @@ func buildGroupVersion(resources []*registry.Resource, version string, deletes D
 // and the GVK extension kubectl looks kinds up by.
 func kindSchema(r *registry.Resource, v *registry.Version) (json.RawMessage, error) {
 	out, err := sjson.SetRawBytes(v.Schema.Raw(), "properties.metadata", []byte(`{"allOf":[{"$ref":"`+objectMetaRef+`"}],"description":"Standard object's metadata."}`))
-	if err == nil {
-		out, err = sjson.SetBytes(out, "x-kubernetes-group-version-kind", []any{gvk(r.Group, v.Name, r.Kind)})
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", r.Kind, err)
 	}
+	out, err = sjson.SetBytes(out, "x-kubernetes-group-version-kind", []any{gvk(r.Group, v.Name, r.Kind)})
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", r.Kind, err)
 	}

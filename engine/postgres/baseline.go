@@ -100,19 +100,25 @@ func (b *Baseline) Get(ctx context.Context, name string) ([]byte, error) {
 // Update replaces the body stored under name. Errors: NotFound.
 func (b *Baseline) Update(ctx context.Context, name string, body []byte) error {
 	tag, err := b.store.pool.Exec(ctx, b.sql.update, name, body, columnsOf(body).labels)
-	if err == nil && tag.RowsAffected() == 0 {
+	if err != nil {
+		return b.wrap("update", name, err)
+	}
+	if tag.RowsAffected() == 0 {
 		return engine.NewNotFound(baselineResource, name)
 	}
-	return b.wrap("update", name, err)
+	return nil
 }
 
 // Delete removes the row stored under name. Errors: NotFound.
 func (b *Baseline) Delete(ctx context.Context, name string) error {
 	tag, err := b.store.pool.Exec(ctx, b.sql.delete, name)
-	if err == nil && tag.RowsAffected() == 0 {
+	if err != nil {
+		return b.wrap("delete", name, err)
+	}
+	if tag.RowsAffected() == 0 {
 		return engine.NewNotFound(baselineResource, name)
 	}
-	return b.wrap("delete", name, err)
+	return nil
 }
 
 // List reads every body, in name order, whose labels hold all of labels

@@ -67,12 +67,6 @@ func namespaceTerminating(key engine.ObjectKey) error {
 			Message: fmt.Sprintf("namespace %s is being terminated", key.Namespace)}}}
 }
 
-// modifiedConflict is the Conflict for a stale resourceVersion, worded as Kubernetes does.
-func modifiedConflict(key engine.ObjectKey) error {
-	return engine.NewConflict(key.Resource, key.Name,
-		"the object has been modified; please apply your changes to the latest version and try again")
-}
-
 // isUndefinedTable reports a statement on a table that does not exist
 // (SQLSTATE 42P01), as before migrations ran.
 func isUndefinedTable(err error) bool {

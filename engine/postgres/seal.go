@@ -167,6 +167,17 @@ func openWith(ctx context.Context, t Transformer, obj *engine.Object) error {
 	return err
 }
 
+// openBodies decrypts ev's object, then its previous state when it has one.
+func openBodies(ctx context.Context, t Transformer, ev *engine.Event) error {
+	if err := openWith(ctx, t, &ev.Object); err != nil || ev.Prev == nil {
+		return err
+	}
+	prev := engine.Object{Key: ev.Object.Key, Body: ev.Prev, Remainder: ev.PrevRemainder}
+	err := openWith(ctx, t, &prev)
+	ev.Prev, ev.PrevRemainder = prev.Body, prev.Remainder
+	return err
+}
+
 // openEvent decrypts ev's bodies in place; an event that does not decrypt
 // becomes an ERROR event for its key, as kube-apiserver's watch reports
 // an object it cannot transform.
@@ -176,13 +187,7 @@ func (s *Store) openEvent(ev *engine.Event) {
 		return
 	}
 	ctx := context.Background() // kube's transformers use it for logs and metrics only
-	err := openWith(ctx, t, &ev.Object)
-	if err == nil && ev.Prev != nil {
-		prev := engine.Object{Key: ev.Object.Key, Body: ev.Prev, Remainder: ev.PrevRemainder}
-		err = openWith(ctx, t, &prev)
-		ev.Prev, ev.PrevRemainder = prev.Body, prev.Remainder
-	}
-	if err != nil {
+	if err := openBodies(ctx, t, ev); err != nil {
 		s.opts.Logger.Error("watch event not decrypted", "resource", ev.Object.Key.Resource, "namespace", ev.Object.Key.Namespace,
 			"name", ev.Object.Key.Name, "resourceVersion", ev.Object.ResourceVersion, "err", err)
 		*ev = engine.Event{Type: engine.EventError, Object: engine.Object{Key: ev.Object.Key, ResourceVersion: ev.Object.ResourceVersion},

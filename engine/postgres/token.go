@@ -31,16 +31,25 @@ func (t continueToken) encode() string {
 
 // decodeContinue parses a token made by encode. Errors: BadRequest.
 func decodeContinue(s string) (continueToken, error) {
-	var t continueToken
-	data, err := base64.RawURLEncoding.DecodeString(s)
-	if err == nil {
-		err = json.Unmarshal(data, &t)
-	}
-	if err == nil && (t.RV <= 0 || t.Name == "") {
-		err = errors.New("missing resourceVersion or name")
-	}
+	t, err := parseContinue(s)
 	if err != nil {
 		return continueToken{}, engine.Errorf(engine.CodeBadRequest, "continue key is not valid: %v", err)
+	}
+	return t, nil
+}
+
+// parseContinue is decodeContinue with the error in its own words.
+func parseContinue(s string) (continueToken, error) {
+	var t continueToken
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return t, err
+	}
+	if err := json.Unmarshal(data, &t); err != nil {
+		return t, err
+	}
+	if t.RV <= 0 || t.Name == "" {
+		return t, errors.New("missing resourceVersion or name")
 	}
 	return t, nil
 }

@@ -58,7 +58,7 @@ func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, e
 	case curRV == nil:
 		return engine.Object{}, engine.NewNotFound(key.Resource, key.Name)
 	case *curRV != obj.ResourceVersion:
-		return engine.Object{}, modifiedConflict(key)
+		return engine.Object{}, engine.NewModified(key.Resource, key.Name)
 	case newRV == nil:
 		return engine.Object{}, s.lostRace(ctx, key)
 	}
@@ -73,5 +73,5 @@ func (s *Store) lostRace(ctx context.Context, key engine.ObjectKey) error {
 	if _, err := s.Get(ctx, key); err != nil {
 		return err
 	}
-	return modifiedConflict(key)
+	return engine.NewModified(key.Resource, key.Name)
 }

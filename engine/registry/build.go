@@ -105,11 +105,13 @@ func (nv *nativeVersion) build(compileValidator bool) (*Version, error) {
 	}
 	if hasSchema(nv.Schema) {
 		s, err := schema.Compile(nv.Schema)
-		if err == nil && compileValidator {
-			err = s.CheckValidator()
-		}
 		if err != nil {
 			return nil, err
+		}
+		if compileValidator {
+			if err := s.CheckValidator(); err != nil {
+				return nil, err
+			}
 		}
 		v.Schema = s
 	}

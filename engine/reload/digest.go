@@ -22,10 +22,11 @@ type digestFS struct {
 // ReadFile reads name and adds it to the digest.
 func (d digestFS) ReadFile(name string) ([]byte, error) {
 	b, err := fs.ReadFile(d.FS, name)
-	if err == nil {
-		writeDigest(d.h, name, b)
+	if err != nil {
+		return b, err
 	}
-	return b, err
+	writeDigest(d.h, name, b)
+	return b, nil
 }
 
 // digestAPI adds the definitions created through the API to h, by name,

@@ -43,7 +43,7 @@ func (s *Service) applyOnce(ctx context.Context, t Target, name string, patch []
 		return Result{}, err
 	}
 	w.Object, w.patched, w.applied = merged, true, true
-	w.managed = apply.ManagedFieldsOf(merged)
+	w.managedFields.managed = apply.ManagedFieldsOf(merged)
 	res, err := s.run(ctx, w)
 	return Result{Object: res.object, Warnings: w.Warnings}, err
 }
@@ -65,10 +65,10 @@ func (s *Service) applyCreate(ctx context.Context, t Target, name string, patch 
 		return Result{}, err
 	}
 	w := &Write{Target: t, Operation: CreateOperation, Object: obj, Options: opts, Warnings: warnings,
-		patched: true, applied: true, managed: apply.ManagedFieldsOf(obj)}
+		patched: true, applied: true, managedFields: managedFieldsFacts{managed: apply.ManagedFieldsOf(obj)}}
 	res, err := s.run(ctx, w)
 	if engine.ErrorCode(err) == engine.CodeAlreadyExists {
-		return Result{}, engine.NewConflict(t.GroupResource(), name, conflictReason)
+		return Result{}, engine.NewModified(t.GroupResource(), name)
 	}
 	return Result{Object: res.object, Warnings: w.Warnings, Created: err == nil}, err
 }

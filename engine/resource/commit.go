@@ -25,10 +25,13 @@ func (s *Service) store(ctx context.Context, w *Write) error {
 	case DeleteOperation:
 		err = s.storeDelete(ctx, w)
 	}
-	if err == nil && !w.dryRun() {
+	if err != nil {
+		return err
+	}
+	if !w.dryRun() {
 		w.strategy.AfterWrite(w)
 	}
-	return err
+	return nil
 }
 
 func (w *Write) dryRun() bool { return w.Options.DryRun || w.delete.DryRun }
@@ -43,7 +46,7 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 	}
 	for attempt := 1; ; attempt++ {
 		created, err := s.storeNew(ctx, w)
-		if engine.ErrorCode(err) == engine.CodeAlreadyExists && w.generatedName && attempt < maxGenerateNameAttempts {
+		if engine.ErrorCode(err) == engine.CodeAlreadyExists && w.metadata.generatedName && attempt < maxGenerateNameAttempts {
 			if err = s.renameGenerated(w); err == nil {
 				continue
 			}
@@ -88,7 +91,7 @@ func (s *Service) renameGenerated(w *Write) error {
 // kube-apiserver does; one that adds only the defaults the stored row
 // lacked (reads show them) writes them.
 func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
-	unchanged := !w.oldDefaulted && sameManaged(w.managed, w.oldManaged) && sameJSON(w.Object, w.Old)
+	unchanged := !w.oldDefaulted && sameManaged(w.managedFields.managed, w.oldManaged) && w.same.all()
 	if err := w.joinManagedFields(); err != nil {
 		return err
 	}
@@ -137,20 +140,24 @@ func (s *Service) storeDelete(ctx context.Context, w *Write) error {
 // commitDelete deletes or marks w's stored object and returns its last state.
 func (s *Service) commitDelete(ctx context.Context, w *Write) (engine.Object, error) {
 	last, err := s.commitDeleteOnce(ctx, w)
-	if err == nil {
-		s.deleted(last.Key)
+	if err != nil {
+		return last, err
 	}
-	return last, err
+	s.deleted(last.Key)
+	return last, nil
 }
 
 func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object, error) {
 	marked := gjson.GetBytes(w.stored.Body, "metadata.deletionTimestamp").Exists()
 	if !w.pending {
 		last, err := s.storage.Delete(ctx, w.stored.Key, w.stored.ResourceVersion)
-		if err == nil && marked {
+		if err != nil {
+			return last, err
+		}
+		if marked {
 			s.removed(last.Key)
 		}
-		return last, err
+		return last, nil
 	}
 	if marked && string(w.Object) == string(w.stored.Body) {
 		return w.stored, nil // deleting it again answers it as it is

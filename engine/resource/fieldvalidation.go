@@ -42,7 +42,7 @@ func (w *Write) report(strict, warnings []string) {
 	switch w.Options.FieldValidation {
 	case FieldValidationIgnore:
 	case FieldValidationStrict:
-		w.strict = append(w.strict, strict...)
+		w.decode.strict = append(w.decode.strict, strict...)
 	default:
 		w.Warnings = append(w.Warnings, warnings...)
 	}
@@ -51,12 +51,12 @@ func (w *Write) report(strict, warnings []string) {
 // strictError is the 400 of a Strict write whose body had problems, in
 // kube-apiserver's words, or nil.
 func (w *Write) strictError() error {
-	if len(w.strict) == 0 {
+	if len(w.decode.strict) == 0 {
 		return nil
 	}
 	kind := w.Target.Resource.Kind
 	return engine.Errorf(engine.CodeBadRequest, "%s in version %q cannot be handled as a %s: strict decoding error: %s",
-		kind, w.Target.Version.Name, kind, strings.Join(w.strict, ", "))
+		kind, w.Target.Version.Name, kind, strings.Join(w.decode.strict, ", "))
 }
 
 // yamlErrors is the error text of sigs.k8s.io/yaml's strict decoder for

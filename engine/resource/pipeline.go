@@ -19,30 +19,89 @@ type WriteAuthorizer interface {
 const writes = CreateOperation | UpdateOperation
 
 // stage is one step of the pipeline. run returns an error to end the
-// write; the error is the answer.
+// write; the error is the answer. reads are the facts run needs, writes
+// the ones it makes: each fact a stage reads is an input of the operation
+// or written by an earlier stage (TestStageOrder).
 type stage struct {
-	name string
-	ops  Operation
-	run  func(s *Service, w *Write) error
+	name          string
+	ops           Operation
+	run           func(s *Service, w *Write) error
+	reads, writes fact
 }
 
 var stages = []stage{
-	{"decode", writes, decodeBody},
-	{"typeMeta", writes, typeMeta},
-	{"metadata", CreateOperation, createMeta},
-	{"metadata", UpdateOperation, updateMeta},
-	{"storable", writes, storable},
-	{"preconditions", DeleteOperation, preconditions},
-	{"propagation", DeleteOperation, propagation},
-	{"strategy", writes, prepare},
-	{"strategy", DeleteOperation, prepareDelete},
-	{"admit", writes, admitStage},                // prune, default, validate with ratcheting
-	{"validationRules", writes, validationRules}, // CEL, list types, embedded resources
-	{"strategyValidation", writes, validateByStrategy},
-	{"authorizeWrite", writes, authorizeByStrategy},
-	{"managedFields", writes, managedFields}, // decided here, joined to the object by the store
-	{"generation", UpdateOperation, generation},
+	{"decode", writes, decodeBody, factBody, factDecoded},
+	{"typeMeta", writes, typeMeta, factDecoded, 0},
+	{"metadata", CreateOperation, createMeta, factDecoded, factMeta},
+	{"metadata", UpdateOperation, updateMeta, factDecoded | factOld, factMeta},
+	{"storable", writes, storable, factDecoded, factStorable},
+	{"preconditions", DeleteOperation, preconditions, factOld | factDeleteOptions, 0},
+	{"propagation", DeleteOperation, propagation, factOld | factDeleteOptions, factPropagated},
+	{"strategy", writes, prepare, factMeta | factStorable | factOld, factPrepared},
+	{"strategy", DeleteOperation, prepareDelete, factPropagated, factPending},
+	// prune, default, validate with ratcheting
+	{"admit", writes, admitStage, factPrepared | factDecoded | factOld, factAdmitted},
+	// CEL, list types, embedded resources
+	{"validationRules", writes, validationRules, factAdmitted | factOld, factRuled},
+	{"strategyValidation", writes, validateByStrategy, factAdmitted, factValidated},
+	{"authorizeWrite", writes, authorizeByStrategy, factRuled | factValidated, factAuthorized},
+	{"compare", UpdateOperation, compare, factAdmitted | factOld, factCompared},
+	// decided here, joined to the object by the store
+	{"managedFields", CreateOperation, managedFields, factAdmitted | factMeta, factManaged},
+	{"managedFields", UpdateOperation, managedFields, factAdmitted | factMeta | factOld | factCompared, factManaged},
+	{"generation", UpdateOperation, generation, factManaged | factCompared, factGeneration},
 }
+
+// fact is something the stages of a write pass on: a field of Write, or
+// a state of its object. Facts are bits, so that a row names the ones it
+// reads and writes.
+type fact uint32
+
+// The facts of the pipeline. The inputs are set by the verb before the
+// stages run; each other fact is written by one stage per operation.
+// Which facts are inputs of each operation, and which the store reads
+// after the stages, is written beside the check (stageorder_test.go).
+const (
+	// factBody (input): Object as sent, or as a patch or an apply made it
+	// (patched, applied; an apply's managedFields.managed), and Options.
+	factBody fact = 1 << iota
+	// factOld (input): the stored object, loaded once: Old, OldMeta,
+	// stored, oldHub, oldDefaulted, oldManaged (none on create; on delete
+	// stored, and Object its body).
+	factOld
+	// factDeleteOptions (input): delete.
+	factDeleteOptions
+	// factDecoded: Object without duplicate keys, the body's decoding
+	// problems reported (decode.strict, Warnings).
+	factDecoded
+	// factMeta: Meta parsed from Object, checked against the URL and the
+	// stored object, the server's metadata filled; Name; metadata.
+	factMeta
+	// factStorable: Object's values are ones PostgreSQL can store.
+	factStorable
+	// factPropagated: the propagation policy's finalizer is on the object.
+	factPropagated
+	// factPrepared: the strategy's changes are in Object, and Meta (final)
+	// is set into it.
+	factPrepared
+	// factPending: pending, the delete keeps the object, marked.
+	factPending
+	// factAdmitted: Object pruned, defaulted and valid against its schema.
+	factAdmitted
+	// factRuled: Object passes its schema's validation rules.
+	factRuled
+	// factValidated: Object passes the strategy's validation, its warnings
+	// added.
+	factValidated
+	// factAuthorized: the writer may write what Object says.
+	factAuthorized
+	// factCompared: same, what an update leaves as it was.
+	factCompared
+	// factManaged: managedFields (the list stored, the shortcut's diff).
+	factManaged
+	// factGeneration: Object's metadata.generation, bumped when due.
+	factGeneration
+)
 
 // run passes w through every stage of its operation, then stores it
 // (unless dry run) and returns the answer.

@@ -117,11 +117,13 @@ func (s *Service) writeScale(ctx context.Context, w *Write, scale []byte) (Resul
 		return Result{}, err
 	}
 	obj, err := sjson.SetBytes(w.Old, scalePath(t.Version.Subresources.Scale.SpecReplicasPath), replicas)
-	if err == nil && rv != "" {
-		obj, err = sjson.SetBytes(obj, "metadata.resourceVersion", rv)
-	}
 	if err != nil {
 		return Result{}, fmt.Errorf("set replicas: %w", err)
+	}
+	if rv != "" {
+		if obj, err = sjson.SetBytes(obj, "metadata.resourceVersion", rv); err != nil {
+			return Result{}, fmt.Errorf("set replicas: %w", err)
+		}
 	}
 	w.Object, w.patched = obj, true
 	res, err := s.run(ctx, w)

@@ -33,7 +33,7 @@ func typeMeta(_ *Service, w *Write) error { return checkTypeMeta(w.Target, w.Obj
 
 // createMeta reads the new object's metadata and fills what the server owns.
 func createMeta(s *Service, w *Write) error {
-	w.sentFields = apply.ManagedFieldsOf(w.Object)
+	w.metadata.sentFields = apply.ManagedFieldsOf(w.Object)
 	m, err := parseMeta(w.Target, w.Object)
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func createMeta(s *Service, w *Write) error {
 	if m.ResourceVersion != "" {
 		return engine.Errorf(engine.CodeBadRequest, "resourceVersion should not be set on objects to be created")
 	}
-	w.generatedName = s.prepareCreateMeta(m)
+	w.metadata.generatedName = s.prepareCreateMeta(m)
 	w.Meta, w.Name = m, m.Name
 	return nil
 }
@@ -50,7 +50,7 @@ func createMeta(s *Service, w *Write) error {
 // the resourceVersion it was read at, its uid) and carries over the
 // metadata only the server may change.
 func updateMeta(_ *Service, w *Write) error {
-	w.sentFields = apply.ManagedFieldsOf(w.Object)
+	w.metadata.sentFields = apply.ManagedFieldsOf(w.Object)
 	m, err := parseMeta(w.Target, w.Object)
 	if err != nil {
 		return err
@@ -61,11 +61,12 @@ func updateMeta(_ *Service, w *Write) error {
 	if m.ResourceVersion == "" && w.strategy.AllowUnconditionalUpdate() {
 		m.ResourceVersion = strconv.FormatInt(w.stored.ResourceVersion, 10)
 	}
-	if w.rv, err = parseResourceVersion(w.Target, m); err != nil {
+	rv, err := parseResourceVersion(w.Target, m)
+	if err != nil {
 		return err
 	}
-	if w.rv != w.stored.ResourceVersion {
-		return engine.NewConflict(w.Target.GroupResource(), m.Name, conflictReason)
+	if rv != w.stored.ResourceVersion {
+		return engine.NewModified(w.Target.GroupResource(), m.Name)
 	}
 	if m.UID != "" && m.UID != w.OldMeta.UID {
 		return engine.NewConflict(w.Target.GroupResource(), m.Name,
@@ -155,13 +156,14 @@ func authorizeByStrategy(_ *Service, w *Write) error {
 
 // generation increments metadata.generation when anything but metadata
 // (and status, when it has its own subresource) changed: as the
-// managedFields stage's walk found it, or else by a comparison.
+// managedFields stage's walk found it, or else as the compare stage did.
 func generation(_ *Service, w *Write) error {
 	ignore := []string{"metadata"}
-	if w.Target.Version.Subresources.Status {
+	statusOwn := w.Target.Version.Subresources.Status
+	if statusOwn {
 		ignore = append(ignore, "status")
 	}
-	if w.diff.Complete && !w.diff.Outside(ignore...) || !w.diff.Complete && sameJSON(w.Object, w.Old, ignore...) {
+	if w.managedFields.diff.Complete && !w.managedFields.diff.Outside(ignore...) || !w.managedFields.diff.Complete && w.same.spec(statusOwn) {
 		return nil
 	}
 	out, err := sjson.SetBytes(w.Object, "metadata.generation", lookup(w.Old, "metadata.generation").Int()+1)

@@ -108,9 +108,10 @@ func (CustomResource) PrepareForDelete(w *Write) (bool, error) {
 		return true, nil
 	}
 	body, err := sjson.SetBytes(w.Object, "metadata.deletionGracePeriodSeconds", 0)
-	if err == nil {
-		body, err = sjson.SetBytes(body, "metadata.generation", gjson.GetBytes(w.Object, "metadata.generation").Int()+1)
+	if err != nil {
+		return false, fmt.Errorf("mark for deletion: %w", err)
 	}
+	body, err = sjson.SetBytes(body, "metadata.generation", gjson.GetBytes(w.Object, "metadata.generation").Int()+1)
 	if err != nil {
 		return false, fmt.Errorf("mark for deletion: %w", err)
 	}

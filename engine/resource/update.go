@@ -87,9 +87,6 @@ func parseResourceVersion(t Target, m *metav1.ObjectMeta) (int64, error) {
 	return rv, nil
 }
 
-// conflictReason is kube-apiserver's text for a stale resourceVersion.
-const conflictReason = "the object has been modified; please apply your changes to the latest version and try again"
-
 // keepServerMeta carries the metadata only the server may change from the
 // stored object into the new one.
 func keepServerMeta(m, old *metav1.ObjectMeta) {

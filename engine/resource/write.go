@@ -47,37 +47,64 @@ type Write struct {
 	// Warnings are sent with a write that succeeds.
 	Warnings []string
 
+	// The operation's inputs, set by the verb before the stages run (the
+	// facts input in pipeline.go): the strategy and the request's context
+	// (who writes) by run; the stored object by the verb that loaded it.
 	strategy Strategy
-	ctx      context.Context // the request's: who writes
-	stored   engine.Object   // the row Old was read from
-	oldHub   []byte          // Old in the hub version: what toStorage needs of it
+	ctx      context.Context
+	stored   engine.Object // the row Old was read from (on delete: Object's)
+	oldHub   []byte        // Old in the hub version: what toStorage needs of it
 	// oldDefaulted says Old has defaults the stored row lacks: an update
 	// that changes nothing else still writes them, as kube-apiserver's
 	// comparison with the stored bytes does.
 	oldDefaulted bool
-	patched      bool // Object comes from a patch: decoded already
-	// generatedName: the server made Name from generateName, and may make
-	// another when it is taken.
-	generatedName bool
-	rv            int64 // the resourceVersion an update is based on
-	delete        DeleteOptions
-	pending       bool // delete: the object stays, marked, while finalizers remain
-	result        writeResult
+	// oldManaged is the stored metadata.managedFields, cut off Old (nil:
+	// none).
+	oldManaged []byte
+	patched    bool // Object comes from a patch: decoded already
+	// applied says Object is the merge of an apply patch, and
+	// managedFields.managed the list the apply computed.
+	applied bool
+	delete  DeleteOptions
+
+	// What a stage writes for the stages after it and the store, one
+	// block per owning stage (see each row's reads and writes in
+	// pipeline.go).
+	decode   decodeFacts
+	metadata metadataFacts
+	// pending is the delete strategy's: the object stays, marked, while
+	// finalizers remain.
+	pending       bool
+	same          sameness // compare's: what the update leaves as it was
+	managedFields managedFieldsFacts
+	result        writeResult // the store's
+}
+
+// decodeFacts are the decode stage's (and the prune of admit, which ends
+// the body's decoding).
+type decodeFacts struct {
+	// strict are the decoding problems a Strict write is refused for.
+	strict []string
+}
+
+// metadataFacts are the metadata stage's.
+type metadataFacts struct {
 	// sentFields is metadata.managedFields as the client sent it (nil when
 	// absent): an empty list clears them.
 	sentFields []byte
-	// oldManaged is the stored metadata.managedFields, cut off Old (nil:
-	// none); managed is the list the write stores, joined to Object by
-	// the store. applied says Object is the merge of an apply patch, and
-	// managed the list the apply computed.
-	oldManaged []byte
-	managed    []byte
-	applied    bool
-	// diff is what the managedFields shortcut's walk of Old and Object
-	// found, when it walked them (see apply.Diff).
+	// generatedName: the server made Name from generateName, and the store
+	// may make another when it is taken.
+	generatedName bool
+}
+
+// managedFieldsFacts are the managedFields stage's.
+type managedFieldsFacts struct {
+	// managed is the metadata.managedFields the write stores, joined to
+	// Object by the store (an apply computed it already).
+	managed []byte
+	// diff is what the shortcut's walk of Old and Object found, when it
+	// walked them (see apply.Diff).
 	diff apply.Diff
-	// strict are the decoding problems a Strict write is refused for.
-	strict []string
 }
 
 // writeResult is what the store stage answers.

@@ -53,12 +53,14 @@ func (*Strategy) Subresources() []string { return []string{"finalize"} }
 func (*Strategy) PrepareForCreate(w *resource.Write) error {
 	label(w)
 	out, err := sjson.SetBytes(w.Object, "status", map[string]string{"phase": "Active"})
-	if err == nil && fits(w.Object, "spec", gjson.Result.IsObject) && fits(w.Object, "spec.finalizers", gjson.Result.IsArray) &&
-		!slices.Contains(specFinalizers(w.Object), finalizer) {
-		out, err = sjson.SetBytes(out, "spec.finalizers.-1", finalizer)
-	}
 	if err != nil {
 		return fmt.Errorf("prepare namespace: %w", err)
+	}
+	if fits(w.Object, "spec", gjson.Result.IsObject) && fits(w.Object, "spec.finalizers", gjson.Result.IsArray) &&
+		!slices.Contains(specFinalizers(w.Object), finalizer) {
+		if out, err = sjson.SetBytes(out, "spec.finalizers.-1", finalizer); err != nil {
+			return fmt.Errorf("prepare namespace: %w", err)
+		}
 	}
 	w.Object = out
 	return nil
