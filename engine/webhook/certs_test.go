@@ -23,12 +23,12 @@ type testCA struct {
 	pem  []byte // the caBundle that trusts it
 }
 
-// newTestCA makes a self-signed CA.
-func newTestCA(t *testing.T) *testCA {
+// newTestCA makes a self-signed CA named name.
+func newTestCA(t *testing.T, name string) *testCA {
 	t.Helper()
 	key := newKey(t)
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "webhook test CA"},
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
 	}

@@ -108,17 +108,19 @@ func (c *Client) call(ctx context.Context, req *Request) ([]byte, int, string, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, clampTimeout(req.Timeout))
 	defer cancel()
-	resp, err := c.post(ctx, rt, target, req.Body)
+	u := withTimeout(ctx, target)
+	resp, err := c.post(ctx, rt, u, req.Body)
 	if err != nil {
 		return nil, 0, failureReason(ctx, err), callError(req.Name, err, nil, 0)
 	}
 	defer resp.Body.Close()
-	return c.read(ctx, req, target, resp)
+	return c.read(ctx, req, u, resp)
 }
 
-// post sends the request, with the ?timeout= parameter client-go adds: the
-// time left, rounded up to whole seconds, as kube's dispatchers compute it.
-func (c *Client) post(ctx context.Context, rt http.RoundTripper, target *url.URL, body []byte) (*http.Response, error) {
+// withTimeout is target with the ?timeout= parameter client-go adds: the
+// time left before ctx's deadline, rounded up to whole seconds, as kube's
+// dispatchers compute it.
+func withTimeout(ctx context.Context, target *url.URL) *url.URL {
 	u := *target
 	if deadline, ok := ctx.Deadline(); ok {
 		if left := time.Until(deadline); left > 0 {
@@ -128,6 +130,11 @@ func (c *Client) post(ctx context.Context, rt http.RoundTripper, target *url.URL
 			u.RawQuery = "timeout=" + left.String()
 		}
 	}
+	return &u
+}
+
+// post sends the request.
+func (c *Client) post(ctx context.Context, rt http.RoundTripper, u *url.URL, body []byte) (*http.Response, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -146,15 +153,15 @@ func (c *Client) post(ctx context.Context, rt http.RoundTripper, target *url.URL
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // read reads a response, bounded; a non-2xx is the webhook's Status.
-func (c *Client) read(ctx context.Context, req *Request, target *url.URL, resp *http.Response) ([]byte, int, string, error) {
+func (c *Client) read(ctx context.Context, req *Request, u *url.URL, resp *http.Response) ([]byte, int, string, error) {
 	code := resp.StatusCode
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
 	if err != nil {
-		err = &url.Error{Op: "Post", URL: target.String(), Err: err}
+		err = &url.Error{Op: "Post", URL: u.String(), Err: err}
 		return nil, code, failureReason(ctx, err), callError(req.Name, err, nil, code)
 	}
 	if int64(len(body)) > c.maxBytes {
-		err = &url.Error{Op: "Post", URL: target.String(),
+		err = &url.Error{Op: "Post", URL: u.String(),
 			Err: fmt.Errorf("response body larger than the limit of %d bytes", c.maxBytes)}
 		return nil, code, FailTooLarge, callError(req.Name, err, nil, code)
 	}
@@ -177,7 +184,7 @@ func (c *Client) target(cfg ClientConfig) (*url.URL, transportKey, error) {
 			return nil, key, errors.New("cannot resolve an empty service name or namespace or port")
 		}
 		key.serverName = svc.serverName()
-		key.service = &serviceKey{namespace: svc.Namespace, name: svc.Name}
+		key.service = serviceKey{namespace: svc.Namespace, name: svc.Name}
 		host := net.JoinHostPort(key.serverName, strconv.Itoa(int(svc.port())))
 		return &url.URL{Scheme: "https", Host: host, Path: svc.path()}, key, nil
 	}

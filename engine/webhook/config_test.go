@@ -10,6 +10,11 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
+// fe is a FieldError, briefly.
+func fe(typ, path, message string) engine.FieldError {
+	return engine.FieldError{Type: typ, Path: path, Message: message}
+}
+
 // TestValidate holds kube's cases (k8s.io/apiserver's validation_test.go and
 // the admissionregistration and apiextensions validation tests), with its
 // messages and paths.
@@ -33,43 +38,43 @@ func TestValidate(t *testing.T) {
 		{"service, path and port", ClientConfig{Service: svc(func(s *ServiceReference) { s.Path = ptr("/v1/convert/"); s.Port = ptr[int32](9443) })}, nil},
 		{"service, path /", ClientConfig{Service: svc(func(s *ServiceReference) { s.Path = ptr("/") })}, nil},
 		{"neither", ClientConfig{}, []engine.FieldError{
-			{engine.CauseRequired, at, "Required value: exactly one of url or service is required"}}},
+			fe(engine.CauseRequired, at, "Required value: exactly one of url or service is required")}},
 		{"both", ClientConfig{URL: ptr("https://example.com"), Service: svc(nil)}, []engine.FieldError{
-			{engine.CauseRequired, at, "Required value: exactly one of url or service is required"}}},
+			fe(engine.CauseRequired, at, "Required value: exactly one of url or service is required")}},
 		{"http", ClientConfig{URL: ptr("http://example.com/")}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".url", `Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`}}},
+			fe(engine.CauseInvalid, at+".url", `Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`)}},
 		{"no host", ClientConfig{URL: ptr("https:///path")}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".url", `Invalid value: "": host must be specified; desired format: https://host[/path]`}}},
+			fe(engine.CauseInvalid, at+".url", `Invalid value: "": host must be specified; desired format: https://host[/path]`)}},
 		{"empty url", ClientConfig{URL: ptr("")}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".url", `Invalid value: "": 'https' is the only allowed URL scheme; desired format: https://host[/path]`},
-			{engine.CauseInvalid, at + ".url", `Invalid value: "": host must be specified; desired format: https://host[/path]`}}},
+			fe(engine.CauseInvalid, at+".url", `Invalid value: "": 'https' is the only allowed URL scheme; desired format: https://host[/path]`),
+			fe(engine.CauseInvalid, at+".url", `Invalid value: "": host must be specified; desired format: https://host[/path]`)}},
 		{"user info", ClientConfig{URL: ptr("https://fred:secret@example.com/")}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".url", `Invalid value: "fred:secret": user information is not permitted in the URL`}}},
+			fe(engine.CauseInvalid, at+".url", `Invalid value: "fred:secret": user information is not permitted in the URL`)}},
 		{"fragment", ClientConfig{URL: ptr("https://example.com/#bookmark")}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".url", `Invalid value: "bookmark": fragments are not permitted in the URL`}}},
+			fe(engine.CauseInvalid, at+".url", `Invalid value: "bookmark": fragments are not permitted in the URL`)}},
 		{"query", ClientConfig{URL: ptr("https://example.com/?arg=value")}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".url", `Invalid value: "arg=value": query parameters are not permitted in the URL`}}},
+			fe(engine.CauseInvalid, at+".url", `Invalid value: "arg=value": query parameters are not permitted in the URL`)}},
 		{"unparsable", ClientConfig{URL: ptr("https://exa mple.com/")}, []engine.FieldError{
-			{engine.CauseRequired, at + ".url", `Required value: url must be a valid URL: parse "https://exa mple.com/": invalid character " " in host name; desired format: https://host[/path]`}}},
+			fe(engine.CauseRequired, at+".url", `Required value: url must be a valid URL: parse "https://exa mple.com/": invalid character " " in host name; desired format: https://host[/path]`)}},
 		{"service without name and namespace", ClientConfig{Service: &ServiceReference{}}, []engine.FieldError{
-			{engine.CauseRequired, at + ".service.name", "Required value"},
-			{engine.CauseRequired, at + ".service.namespace", "Required value"}}},
+			fe(engine.CauseRequired, at+".service.name", "Required value"),
+			fe(engine.CauseRequired, at+".service.namespace", "Required value")}},
 		{"port 0", ClientConfig{Service: svc(func(s *ServiceReference) { s.Port = ptr[int32](0) })}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".service.port", "Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive"}}},
+			fe(engine.CauseInvalid, at+".service.port", "Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive")}},
 		{"port 65536", ClientConfig{Service: svc(func(s *ServiceReference) { s.Port = ptr[int32](65536) })}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".service.port", "Invalid value: 65536: port is not valid: must be between 1 and 65535, inclusive"}}},
+			fe(engine.CauseInvalid, at+".service.port", "Invalid value: 65536: port is not valid: must be between 1 and 65535, inclusive")}},
 		{"path //", ClientConfig{Service: svc(func(s *ServiceReference) { s.Path = ptr("//") })}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".service.path", `Invalid value: "//": segment[0] may not be empty`}}},
+			fe(engine.CauseInvalid, at+".service.path", `Invalid value: "//": segment[0] may not be empty`)}},
 		{"path without /", ClientConfig{Service: svc(func(s *ServiceReference) { s.Path = ptr("foo") })}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".service.path", `Invalid value: "foo": must start with a '/'`}}},
+			fe(engine.CauseInvalid, at+".service.path", `Invalid value: "foo": must start with a '/'`)}},
 		{"path empty segment", ClientConfig{Service: svc(func(s *ServiceReference) { s.Path = ptr("/foo//bar/") })}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".service.path", `Invalid value: "/foo//bar/": segment[1] may not be empty`}}},
-		{"path upper case", ClientConfig{Service: svc(func(s *ServiceReference) { s.Path = ptr("/apis/foo.bar/v1alpha1/--bad") })}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".service.path", `Invalid value: "/apis/foo.bar/v1alpha1/--bad": segment[3]: ` + dns1123Message}}},
+			fe(engine.CauseInvalid, at+".service.path", `Invalid value: "/foo//bar/": segment[1] may not be empty`)}},
+		{"path segment not a subdomain", ClientConfig{Service: svc(func(s *ServiceReference) { s.Path = ptr("/apis/foo.bar/v1alpha1/--bad") })}, []engine.FieldError{
+			fe(engine.CauseInvalid, at+".service.path", `Invalid value: "/apis/foo.bar/v1alpha1/--bad": segment[3]: `+dns1123Message)}},
 		{"ca bundle not PEM", ClientConfig{URL: ptr("https://example.com"), CABundle: []byte("foo")}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".caBundle", `Invalid value: "Zm9v": unable to load root certificates: unable to parse bytes as PEM block`}}},
+			fe(engine.CauseInvalid, at+".caBundle", `Invalid value: "Zm9v": unable to load root certificates: unable to parse bytes as PEM block`)}},
 		{"ca bundle of no certificate", ClientConfig{URL: ptr("https://example.com"), CABundle: []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")}, []engine.FieldError{
-			{engine.CauseInvalid, at + ".caBundle", `Invalid value: "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCkFBQUEKLS0tLS1FTkQgUFJJVkFURSBLRVktLS0tLQo=": unable to load root certificates: no valid certificate authority data seen`}}},
+			fe(engine.CauseInvalid, at+".caBundle", `Invalid value: "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCkFBQUEKLS0tLS1FTkQgUFJJVkFURSBLRVktLS0tLQo=": unable to load root certificates: no valid certificate authority data seen`)}},
 		{"ca bundle of white space", ClientConfig{URL: ptr("https://example.com"), CABundle: []byte(" \n")}, nil},
 	}
 	for _, tt := range tests {
@@ -96,7 +101,7 @@ func TestValidateCABundleRatchet(t *testing.T) {
 // TestValidateGoodCABundle: a real CA's PEM passes.
 func TestValidateGoodCABundle(t *testing.T) {
 	t.Parallel()
-	cfg := ClientConfig{URL: ptr("https://example.com"), CABundle: newTestCA(t).pem}
+	cfg := ClientConfig{URL: ptr("https://example.com"), CABundle: newTestCA(t, "another CA").pem}
 	if errs := cfg.Validate("c", true); len(errs) != 0 {
 		t.Errorf("Validate = %v, want none", errs)
 	}

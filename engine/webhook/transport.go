@@ -20,7 +20,7 @@ const maxTransports = 200
 type transportKey struct {
 	caBundle   [sha256.Size]byte // the sum of the CA bundle, TrimSpace'd
 	serverName string            // "" for a URL: the URL's host is verified
-	service    *serviceKey       // the service dialed through the resolver, nil for a URL
+	service    serviceKey        // the service dialed through the resolver, zero for a URL
 	http2      bool              // may negotiate HTTP/2 (a loopback URL)
 }
 
@@ -95,8 +95,8 @@ func (ts *transports) build(key transportKey, bundle []byte) (*http.Transport, e
 		cfg.NextProtos = []string{"http/1.1"}
 		rt.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	}
-	if key.service != nil {
-		rt.DialContext = ts.serviceDialer(*key.service, dialer)
+	if key.service != (serviceKey{}) {
+		rt.DialContext = ts.serviceDialer(key.service, dialer)
 	}
 	return rt, nil
 }
