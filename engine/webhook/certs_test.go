@@ -8,6 +8,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
+	"log"
 	"math/big"
 	"net"
 	"net/http"
@@ -77,6 +79,8 @@ func startTLS(t *testing.T, cert tls.Certificate, h2 bool, h http.Handler) *http
 	srv := httptest.NewUnstartedServer(h)
 	srv.EnableHTTP2 = h2
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	// The handshakes refused on purpose are not news.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv
