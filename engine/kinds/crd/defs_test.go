@@ -12,9 +12,6 @@ import (
 
 var _ Definitions = (*reload.Reloader)(nil)
 
-// shipped is the repository's schemas/ folder.
-var shipped = os.DirFS("../../../schemas")
-
 // newDefinitions returns a Reloader of a copy of the definition files in
 // fsys, loaded; it fails the test if any has a problem.
 func newDefinitions(t *testing.T, fsys fs.FS) *reload.Reloader {
@@ -31,19 +28,6 @@ func newDefinitions(t *testing.T, fsys fs.FS) *reload.Reloader {
 		t.Fatalf("definition files have problems: %v", problems)
 	}
 	return r
-}
-
-// without is fsys without one file.
-func without(t *testing.T, fsys fs.FS, file string) fs.FS {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, fsys); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(dir + "/" + file); err != nil {
-		t.Fatal(err)
-	}
-	return os.DirFS(dir)
 }
 
 // crdJSON builds a CustomResourceDefinition of a namespaced kind with one

@@ -1,4 +1,4 @@
-package crd
+package crd_test
 
 import (
 	"bytes"
@@ -8,21 +8,45 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
-	"github.com/dynapi/dynapi/engine/kinds/namespace"
+	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 	"github.com/dynapi/dynapi/internal/wait"
 )
 
+// TestMain stops the throw-away PostgreSQL pgtest started once the tests end.
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// process is one dynapi process over a shared database: its own Store,
-// registry Reloader, Controller and HTTP API, as Main wires them.
+// shipped is the repository's schemas/ folder.
+var shipped = os.DirFS("../../../schemas")
+
+// crdJSON builds a CustomResourceDefinition (see crd.CRDJSON).
+var crdJSON = crd.CRDJSON
+
+// without is fsys without one file.
+func without(t *testing.T, fsys fs.FS, file string) fs.FS {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(dir + "/" + file); err != nil {
+		t.Fatal(err)
+	}
+	return os.DirFS(dir)
+}
+
+// process is one dynapi process over a shared database: its own Store
+// and control plane (definition files, CustomResourceDefinition
+// controller, HTTP API), as `dynapi serve` wires them.
 type process struct {
 	t     *testing.T
 	url   string
@@ -36,7 +60,8 @@ func startProcess(t *testing.T, dbURL string) *process {
 	return startProcessWith(t, dbURL, shipped)
 }
 
-// startProcessWith is startProcess serving the definition files given.
+// startProcessWith is startProcess serving a copy of the definition
+// files given; it fails the test if any has a problem.
 func startProcessWith(t *testing.T, dbURL string, files fs.FS) *process {
 	t.Helper()
 	ctx := context.Background()
@@ -45,31 +70,36 @@ func startProcessWith(t *testing.T, dbURL string, files fs.FS) *process {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(store.Close)
-	service := resource.New(store)
-	namespace.Register(service)
-	defs := newDefinitions(t, files)
-	if err := namespace.Ensure(ctx, service, defs.Load(), "default"); err != nil {
-		t.Fatalf("create default namespace: %v", err)
+	cp, err := controlplane.Start(ctx, controlplane.Config{
+		Service: resource.New(store), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Files: &controlplane.Files{Schemas: copyDefinitions(t, files)},
+		HTTP:  httpapi.Options{Ready: store.Ping},
+	})
+	if err != nil {
+		t.Fatalf("start the control plane: %v", err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c := New(service, defs, logger)
-	c.Retry = 50 * time.Millisecond
-	if err := c.Sync(ctx); err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.Run(ctx)
-	}()
-	srv := httptest.NewServer(httpapi.New(service, defs, httpapi.Options{Ready: store.Ping, Logger: logger}))
+	srv := httptest.NewServer(cp.API)
 	t.Cleanup(func() {
 		srv.Close()
-		cancel()
-		<-done
+		if err := cp.Close(); err != nil {
+			t.Errorf("close the control plane: %v", err)
+		}
 	})
 	return &process{t: t, url: srv.URL, store: store}
+}
+
+// copyDefinitions copies the definition files in fsys to a folder of the
+// test's, which it returns; it fails the test if any has a problem.
+func copyDefinitions(t *testing.T, fsys fs.FS) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
+	}
+	if _, problems := registry.Load(os.DirFS(dir), nil); len(problems) > 0 {
+		t.Fatalf("definition files have problems: %v", problems)
+	}
+	return dir
 }
 
 // do sends a request with a JSON body (none when body is ""; a merge patch
