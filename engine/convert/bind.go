@@ -44,13 +44,13 @@ func (r *Rules) Bind(shapes map[string]Shape) (*Rules, error) {
 
 // bind checks one version's rules both ways.
 func (v *versionRules) bind(name, hubName string, spoke, hub Shape, ps *Problems) *versionRules {
-	toHub := &binding{src: spoke, dst: hub, srcName: name, dstName: hubName + " (the hub)", root: true}
+	toHub := newBinding(spoke, hub, name, hubName+" (the hub)", true)
 	out := &versionRules{toHub: toHub.steps(v.toHub, ps), fromHubWritten: v.fromHubWritten}
 	if !v.fromHubWritten {
 		out.fromHub = invert(out.toHub, "versions."+name+".fromHub")
 		return out
 	}
-	fromHub := &binding{src: hub, dst: spoke, srcName: hubName + " (the hub)", dstName: name, root: true}
+	fromHub := newBinding(hub, spoke, hubName+" (the hub)", name, true)
 	out.fromHub = fromHub.steps(v.fromHub, ps)
 	return out
 }
@@ -67,12 +67,19 @@ func versionList(shapes map[string]Shape) string {
 }
 
 // binding is one list of rules being checked: the schemas it converts
-// between, and within says where in them when inside forEach.
+// between, and within says where in them when inside forEach. now is the
+// source as the rules checked so far have left it, for the types of the
+// values the next rule reads.
 type binding struct {
 	src, dst         Shape
 	srcName, dstName string
 	root             bool   // paths start at the object's root
 	within           string // " in the items of spec.joints", inside forEach
+	now              traced
+}
+
+func newBinding(src, dst Shape, srcName, dstName string, root bool) *binding {
+	return &binding{src: src, dst: dst, srcName: srcName, dstName: dstName, root: root, now: traced{base: src}}
 }
 
 // steps checks and binds a list of rules.
@@ -93,6 +100,7 @@ func (b *binding) steps(steps []step, ps *Problems) []step {
 				ps.add(s.where, ruleNameOf(s.rule)+": "+why)
 			}
 		}
+		b.follow(bound)
 		out = append(out, step{rule: bound, where: s.where})
 	}
 	return out
@@ -141,7 +149,9 @@ func touched(steps []step, p path, matters func(use) bool) bool {
 func (b *binding) bind(r rule, ps *Problems) (rule, string) {
 	switch x := r.(type) {
 	case forEach:
-		x.steps = b.items(x.path).steps(x.steps, ps)
+		items := b.items(x.path)
+		x.steps = items.steps(x.steps, ps)
+		b.now = b.now.with(x.path, listOf{items.now}) // the items as its rules leave them
 		return x, ""
 	case binder:
 		return x.bind(b)
@@ -150,10 +160,11 @@ func (b *binding) bind(r rule, ps *Problems) (rule, string) {
 }
 
 // items is the binding of the rules forEach applies to the items of the
-// list at p; a side whose schema lacks the list (it is moved there by
-// another rule) uses the other side's.
+// list at p, as the rules before have left it (a list moved there by an
+// earlier rule has the items it had where it came from); a side where the
+// list's items cannot be told uses the other side's.
 func (b *binding) items(p path) *binding {
-	src, srcOK := b.itemsOf(b.src, p)
+	src, srcOK := b.itemsOf(b.now, p)
 	dst, dstOK := b.itemsOf(b.dst, p)
 	switch {
 	case !srcOK && !dstOK:
@@ -163,8 +174,9 @@ func (b *binding) items(p path) *binding {
 	case !dstOK:
 		dst = src
 	}
-	return &binding{src: src, dst: dst, srcName: b.srcName, dstName: b.dstName,
-		within: " in the items of " + p.text + b.within}
+	items := newBinding(src, dst, b.srcName, b.dstName, false)
+	items.within = " in the items of " + p.text + b.within
+	return items
 }
 
 func (b *binding) itemsOf(s Shape, p path) (Shape, bool) {
@@ -175,8 +187,10 @@ func (b *binding) itemsOf(s Shape, p path) (Shape, bool) {
 	return list.Items()
 }
 
-// srcType is the type of the field at p in the schema converted from.
-func (b *binding) srcType(p path) (string, bool) { return typeAt(b.src, p, b.root) }
+// srcType is the type of the value at p in the schema converted from, as
+// the rules before have left it: a value moved there keeps its type, a
+// coerced one has the type it was coerced to.
+func (b *binding) srcType(p path) (string, bool) { return typeAt(b.now, p, b.root) }
 
 // dstType is the type of the field at p in the schema converted to.
 func (b *binding) dstType(p path) (string, bool) { return typeAt(b.dst, p, b.root) }
