@@ -65,6 +65,13 @@ func TestBindProblems(t *testing.T) {
 			`versions.v1.toHub[0].forEach.rules[0]: move: to "knd": v2 (the hub) has no such field in the items of spec.joints`},
 		{"coerce of an unknown type", v1ToHub(`[{coerce: {path: spec.cfg.x, to: string}}, {move: {from: spec.cfg.x, to: spec.b}}]`), "v2",
 			"versions.v1.toHub[0]: coerce: cannot tell the type of spec.cfg.x in v1: write from: string, integer, number or boolean"},
+		// What the rules before cannot tell is still refused, the rule named.
+		{"coerce of a field moved from preserved fields", v1ToHub(`[{move: {from: spec.cfg.x, to: spec.b}}, {coerce: {path: spec.b, to: integer}}]`), "v2",
+			"versions.v1.toHub[1]: coerce: cannot tell the type of spec.b in v1: write from: string, integer, number or boolean"},
+		{"coerce in the items of a list moved from preserved fields", v1ToHub(`[{move: {from: spec.cfg.l, to: spec.joints}}, {forEach: {path: spec.joints, rules: [{coerce: {path: kind, to: string}}]}}]`), "v2",
+			"versions.v1.toHub[1].forEach.rules[0]: coerce: cannot tell the type of kind in v1: write from: string, integer, number or boolean"},
+		{"coerce of an object moved", v1ToHub(`[{move: {from: spec.cfg, to: spec.b}}, {coerce: {path: spec.b, to: integer}}]`), "v2",
+			"versions.v1.toHub[1]: coerce: spec.b is of type object in v1: only strings"},
 		{"coerce of an object", v1ToHub(`[{coerce: {path: spec.cfg, to: string}}, {move: {from: spec.cfg, to: spec.b}}]`), "v2", "coerce: spec.cfg is of type object in v1: only strings"},
 		{"fromHub written out reads the hub", "  v1:\n    toHub: []\n    fromHub: [{move: {from: spec.a, to: spec.n}}]\n", "v2",
 			`versions.v1.fromHub[0]: move: from "spec.a": v2 (the hub) has no such field`},
