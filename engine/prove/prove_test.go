@@ -160,3 +160,22 @@ func list(failures []Failure) string {
 	}
 	return b.String()
 }
+
+// A chain that moves a field and then coerces it, at the root and inside
+// forEach on a moved list, loads without from: (Bind follows the type
+// through the move) and is proved lossless.
+func TestProofOfMovedThenCoerced(t *testing.T) {
+	t.Parallel()
+	dir := "testdata/moved-then-coerced/"
+	snap, problems := registry.Load(os.DirFS(dir+"schemas"), os.DirFS(dir+"conversions"))
+	if len(problems) > 0 {
+		t.Fatalf("the rules do not load: %v", problems)
+	}
+	r, ok := snap.ResourceByKind("test.example.com", "Gauge")
+	if !ok || r.Conversion == nil {
+		t.Fatal("no Gauge with rules")
+	}
+	if failures := Kind(r); len(failures) > 0 {
+		t.Errorf("failures:\n%s", list(failures))
+	}
+}
