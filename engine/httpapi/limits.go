@@ -100,7 +100,15 @@ func (s *Server) withTimeout(next http.Handler) http.Handler {
 		// ErrNotSupported only for a ResponseWriter that is not net/http's:
 		// nothing reads a body from the network then.
 		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(deadline)
+		if r.Body != http.NoBody {
+			// Only while there is a body to read: for a request without
+			// one, net/http already reads the connection in the
+			// background, and a deadline passed there cancels the
+			// connection's context, failing every later request on it.
+			// (Reaching the body's end starts that read, which clears
+			// the deadline.)
+			_ = rc.SetReadDeadline(deadline)
+		}
 		_ = rc.SetWriteDeadline(deadline.Add(timeoutWriteGrace))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
