@@ -27,6 +27,7 @@ type hostileCase struct {
 	name, method, path, contentType, body string
 	code                                  int
 	field                                 string // a cause's field, when not ""
+	message                               string // the Status's message, when not ""
 }
 
 // hangGuard bounds each hostile request's answer time.
@@ -49,6 +50,9 @@ func runHostile(t *testing.T, s *testServer, cases []hostileCase) {
 			}
 			if r.get("kind").String() != "Status" {
 				t.Fatalf("not a Status: %.400s", r.body)
+			}
+			if tc.message != "" && r.get("message").String() != tc.message {
+				t.Errorf("message %q, want %q", r.get("message"), tc.message)
 			}
 			if tc.field != "" && !hasCause(r, tc.field) {
 				t.Errorf("no cause on %q: %.600s", tc.field, r.body)

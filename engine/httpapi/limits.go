@@ -72,7 +72,7 @@ var errTimeout = &engine.Error{Code: engine.CodeTimeout, RetryAfterSeconds: 1,
 const timeoutWriteGrace = 2 * time.Second
 
 // withTimeout bounds a request that is not a watch by the request
-// timeout; the handler's storage calls end with the context, and
+// timeout, or by its timeout parameter when shorter; the handler's storage calls end with the context, and
 // writeError answers 504. Reading the body ends then too: a client that
 // never sends the body it announced would otherwise keep its in-flight
 // slot for as long as it likes. So does writing, shortly after: a client
@@ -80,24 +80,58 @@ const timeoutWriteGrace = 2 * time.Second
 // and its in-flight slot (the list itself holds no database connection
 // while it waits: see postgres.List).
 func (s *Server) withTimeout(next http.Handler) http.Handler {
-	if s.requestTimeout <= 0 {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if requestInfoFrom(r).Verb == "watch" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		timeout, err := requestTimeout(r, s.requestTimeout)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if timeout <= 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		deadline, _ := ctx.Deadline()
 		// ErrNotSupported only for a ResponseWriter that is not net/http's:
 		// nothing reads a body from the network then.
 		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(deadline)
+		if r.Body != http.NoBody {
+			// Only while there is a body to read: for a request without
+			// one, net/http already reads the connection in the
+			// background, and a deadline passed there cancels the
+			// connection's context, failing every later request on it.
+			// (Reaching the body's end starts that read, which clears
+			// the deadline.)
+			_ = rc.SetReadDeadline(deadline)
+		}
 		_ = rc.SetWriteDeadline(deadline.Add(timeoutWriteGrace))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// requestTimeout is the bound of a request that is not a watch, as
+// kube-apiserver's WithRequestDeadline sets it: the server's (0: none),
+// or the timeout parameter (a Go duration) when it is positive and
+// shorter. Errors: BadRequest, with kube-apiserver's message, for a
+// timeout that is not a duration; kube-apiserver refuses it too.
+func requestTimeout(r *http.Request, server time.Duration) (time.Duration, error) {
+	v := requestInfoFrom(r).Query.Get("timeout")
+	if v == "" {
+		return server, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, engine.Errorf(engine.CodeBadRequest, "invalid timeout specified in the request URL - %v", err)
+	}
+	if d > 0 && (server <= 0 || d < server) {
+		return d, nil
+	}
+	return server, nil
 }
 
 // limit holds requests to the in-flight limits. Watches (long-running),

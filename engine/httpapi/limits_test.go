@@ -114,6 +114,55 @@ func TestRequestTimeout(t *testing.T) {
 	}
 }
 
+// A request that timed out leaves its keep-alive connection usable: the
+// read deadline that bounds reading a body was also the deadline of
+// net/http's background read of a bodiless request, which, once passed,
+// cancelled the connection's context and with it every later request on
+// the connection (500 "context canceled").
+func TestTimeoutKeepsConnection(t *testing.T) {
+	s := &Server{logger: slog.New(slog.DiscardHandler), requestTimeout: 50 * time.Millisecond,
+		ready: func(context.Context) error { return nil }}
+	var conn context.Context // the context of the slow request before withTimeout's
+	slow := s.withTimeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+		select { // long enough for the connection's background read to fail, if it does
+		case <-conn.Done():
+		case <-time.After(time.Second):
+		}
+		s.writeError(w, r, fmt.Errorf("list: %w", r.Context().Err()))
+	}))
+	srv := httptest.NewServer(withRequestInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("slow") {
+			conn = r.Context()
+			slow.ServeHTTP(w, r)
+			return
+		}
+		if err := r.Context().Err(); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})))
+	defer srv.Close()
+	client := srv.Client()
+	client.Transport.(*http.Transport).MaxConnsPerHost = 1 // one connection, kept alive
+	for i, want := range []int{http.StatusGatewayTimeout, http.StatusOK, http.StatusOK} {
+		path := "/api/v1/configmaps"
+		if i == 0 {
+			path += "?slow"
+		}
+		resp, err := client.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: %d, want %d: %s", i, resp.StatusCode, want, out)
+		}
+	}
+}
+
 // A client that announces a body and never sends it is answered 504 at
 // the request timeout, and gives its in-flight slot back: it cannot hold
 // one for as long as it likes.

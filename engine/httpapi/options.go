@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,11 +50,16 @@ func parseDryRun(values []string) (bool, error) {
 	return len(values) > 0, nil
 }
 
-// listOptions reads labelSelector, fieldSelector, limit and continue.
-// Errors: BadRequest.
+// listOptions reads labelSelector, fieldSelector, limit and continue, and
+// checks timeoutSeconds, which only a watch uses but kube-apiserver reads
+// (and refuses) on every request with ListOptions: first, as its query
+// conversion does. Errors: BadRequest.
 func listOptions(r *http.Request) (engine.ListOptions, error) {
 	q := requestInfoFrom(r).Query
 	var opts engine.ListOptions
+	if _, err := timeoutSeconds(q); err != nil {
+		return opts, err
+	}
 	var err error
 	if opts.Labels, err = selector.ParseLabels(q.Get("labelSelector")); err != nil {
 		return opts, err
@@ -70,6 +76,22 @@ func listOptions(r *http.Request) (engine.ListOptions, error) {
 	opts.ResourceVersion = q.Get("resourceVersion")
 	opts.ResourceVersionMatch = q.Get("resourceVersionMatch")
 	return opts, nil
+}
+
+// timeoutSeconds reads timeoutSeconds as kube-apiserver's query conversion
+// does (runtime.Convert_Slice_string_To_Pointer_int64): nil when absent,
+// else its first value, even empty, as an int64. Errors: BadRequest with
+// strconv's message, which kube-apiserver answers.
+func timeoutSeconds(q url.Values) (*int64, error) {
+	values := q["timeoutSeconds"]
+	if len(values) == 0 {
+		return nil, nil
+	}
+	secs, err := strconv.ParseInt(values[0], 10, 64)
+	if err != nil {
+		return nil, engine.Errorf(engine.CodeBadRequest, "%v", err)
+	}
+	return &secs, nil
 }
 
 // checkListOptions applies kube-apiserver's rules to resourceVersion and

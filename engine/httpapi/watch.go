@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
@@ -251,12 +250,13 @@ func watchOptions(r *http.Request, minTimeout time.Duration) (resource.WatchOpti
 		opts.SendInitialEvents = &send
 	}
 	timeout := minTimeout + time.Duration(rand.Int64N(int64(minTimeout)))
-	if v := q.Get("timeoutSeconds"); v != "" {
-		secs, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || secs < 0 {
-			return opts, 0, engine.Errorf(engine.CodeBadRequest, "timeoutSeconds must be a non-negative integer: %q", v)
-		}
-		timeout = time.Duration(min(secs, maxTimeoutSeconds)) * time.Second
+	secs, _ := timeoutSeconds(q) // listOptions refused a malformed one
+	switch {
+	case secs == nil, *secs == 0: // 0 is no timeout asked, as in kube-apiserver: the server's
+	case *secs < 0:
+		return opts, 0, engine.Errorf(engine.CodeBadRequest, "timeoutSeconds must be a non-negative integer: %q", q.Get("timeoutSeconds"))
+	default:
+		timeout = time.Duration(min(*secs, maxTimeoutSeconds)) * time.Second
 	}
 	return opts, timeout, nil
 }

@@ -78,6 +78,13 @@ func TestListLabelSelectors(t *testing.T) {
 		{"less than", []engine.Requirement{req("num", engine.OpLessThan, "0")}, []string{"b"}},
 		{"less than skips missing and out of int64", []engine.Requirement{req("num", engine.OpLessThan, "100")}, []string{"a", "b", "c"}},
 		{"greater than skips values not integers", []engine.Requirement{req("tier", engine.OpGreaterThan, "-1000")}, nil},
+		// More values than the GIN index is asked one by one: compared as
+		// text, with the same semantics.
+		{"in many", []engine.Requirement{req("app", engine.OpIn, many("web", "db")...)}, []string{"a", "b", "c"}},
+		{"notin many matches missing", []engine.Requirement{req("app", engine.OpNotIn, many("web")...)}, []string{"b", "d", "e"}},
+		{"notin many of a missing key", []engine.Requirement{req("tier", engine.OpNotIn, many("front")...)}, []string{"b", "c", "d", "e"}},
+		{"in many injection value", []engine.Requirement{req("app", engine.OpIn, many(injection)...)}, []string{"e"}},
+		{"in many injection key", []engine.Requirement{req(`app') OR true --`, engine.OpIn, many("web")...)}, nil},
 		{"injection key compared", []engine.Requirement{req(`num') OR true --`, engine.OpGreaterThan, "1")}, nil},
 	}
 	for _, tt := range tests {
@@ -94,6 +101,14 @@ func TestListLabelSelectors(t *testing.T) {
 	if _, err := s.Get(context.Background(), engine.ObjectKey{Resource: pipes, Namespace: "default", Name: "a"}); err != nil {
 		t.Fatalf("objects after injection attempts: %v", err)
 	}
+}
+
+// many is values followed by 200 values that no object has.
+func many(values ...string) []string {
+	for i := range 200 {
+		values = append(values, "absent-"+strconv.Itoa(i))
+	}
+	return values
 }
 
 func TestListBadSelectors(t *testing.T) {
