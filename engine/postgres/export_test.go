@@ -221,3 +221,6 @@ func OwnerPlans(ctx context.Context, s *Store) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// PumpGrace is how long a list waits for its reader holding its connection.
+const PumpGrace = pumpGrace

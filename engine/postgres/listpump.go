@@ -28,8 +28,9 @@ const (
 	// batch being filled: what a list in flight holds in memory.
 	pumpQueueBytes = 512 << 10
 	// pumpGrace is how long the pump waits for room in the queue while it
-	// holds its connection.
-	pumpGrace = 50 * time.Millisecond
+	// holds its connection: long enough that a reader on a loaded machine
+	// rarely costs a segment, short against how long a list may take.
+	pumpGrace = 250 * time.Millisecond
 )
 
 // errPaused ends a segment whose reader did not keep up.
@@ -45,6 +46,7 @@ type pump struct {
 	room        chan struct{}
 	limit       int64 // the list's limit; 0: none
 	batch       listBatch
+	batchLen    int // the longest batch yet: the next one's capacity
 	// queued counts the objects given to add, and last is the key of the
 	// newest: where a paused list reads on.
 	queued int64
@@ -66,7 +68,8 @@ func pumpList(ctx context.Context, limit int64, each func(engine.Object) error, 
 	defer cancel()
 	// Batches hold pumpBatchBytes but the last, so the queue's bytes
 	// bound its length.
-	p := &pump{ctx: ctx, queue: make(chan listBatch, pumpQueueBytes/pumpBatchBytes+1), room: make(chan struct{}, 1), limit: limit}
+	p := &pump{ctx: ctx, queue: make(chan listBatch, pumpQueueBytes/pumpBatchBytes+1), room: make(chan struct{}, 1), limit: limit,
+		batchLen: 16}
 	var meta engine.ListMeta
 	var readErr error
 	go func() {
@@ -104,6 +107,9 @@ func pumpList(ctx context.Context, limit int64, each func(engine.Object) error, 
 // pumpGrace: the caller ends its transaction, calls resume, and reads on
 // from p.last.
 func (p *pump) add(obj engine.Object) error {
+	if p.batch.objs == nil {
+		p.batch.objs = make([]engine.Object, 0, p.batchLen)
+	}
 	p.batch.objs = append(p.batch.objs, obj)
 	p.batch.bytes += int64(len(obj.Body))
 	p.queued, p.last = p.queued+1, obj.Key
@@ -146,6 +152,7 @@ func (p *pump) fits() bool {
 func (p *pump) enqueue() {
 	p.queuedBytes.Add(p.batch.bytes)
 	p.queue <- p.batch
+	p.batchLen = max(p.batchLen, len(p.batch.objs))
 	p.batch = listBatch{}
 }
 

@@ -91,7 +91,7 @@ func TestListInSegmentsIsTheSameList(t *testing.T) {
 				if len(slow)%600 == 1 { // pauses longer than the list waits for its reader
 					writes++
 					changeWhileListing(t, s, writes)
-					time.Sleep(200 * time.Millisecond)
+					time.Sleep(2 * postgres.PumpGrace)
 				}
 				return nil
 			})
