@@ -319,8 +319,17 @@ func TestUnenforcedIsLogged(t *testing.T) {
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
 	e := &testEnv{t: t, schemas: filepath.Join(t.TempDir(), "schemas")}
-	scaled := definition("Widget", "widgets") +
-		"  subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}\n"
+	scaled := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.shop.example.com}
+spec:
+  group: shop.example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  conversion: {strategy: Webhook, webhook: {conversionReviewVersions: [v1], clientConfig: {url: "https://example.com/convert"}}}
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+`
 	e.write("schemas/shop/widget.yaml", scaled)
 	e.r = New(e.schemas, "", Options{Logger: logger})
 	steps := []struct {
@@ -335,7 +344,7 @@ func TestUnenforcedIsLogged(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.build()
-		if got := strings.Count(log.String(), `unenforced="version \"v1\": the scale subresource is not served"`); got != s.want {
+		if got := strings.Count(log.String(), `unenforced="conversion: the webhook is not called`); got != s.want {
 			t.Fatalf("after %s: %d warnings; want %d:\n%s", s.what, got, s.want, log.String())
 		}
 	}
