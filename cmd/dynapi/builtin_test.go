@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func TestBuiltinNamesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	err := check(Config{Schemas: dir, Conversions: t.TempDir()}, &out)
+	err := check(Config{Schemas: dir, Conversions: t.TempDir()}, &out, io.Discard)
 	if err == nil || !strings.Contains(out.String(), "my-configmap.yaml") || !strings.Contains(out.String(), "builtin:core/configmap.yaml") {
 		t.Errorf("check: %v\n%s", err, out.String())
 	}

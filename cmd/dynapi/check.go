@@ -12,21 +12,31 @@ import (
 // check loads every definition and conversion rules file, proves the
 // conversions of every kind with several versions (see package prove), and
 // prints each problem with its file. It fails when there is any problem,
-// so CI can gate on it.
-func check(cfg Config, stdout io.Writer) error {
-	if err := definitionDirs(cfg); err != nil {
+// so CI can gate on it. Warnings (rules for kinds not loaded, no
+// conversions folder) are printed as serve logs them, and pass. When the
+// load takes long, stderr tells how far it is.
+func check(cfg Config, stdout, stderr io.Writer) error {
+	if err := schemasDir(cfg); err != nil {
 		return err
 	}
-	snap, problems := registry.LoadWith(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions), registry.LoadOptions{CompileValidators: true})
+	p := startProgress(cfg.ProgressInterval, func(done, total int) {
+		fmt.Fprintf(stderr, "compiling definitions: %d of %d\n", done, total)
+	})
+	snap, problems := registry.LoadWith(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions),
+		registry.LoadOptions{CompileValidators: true, Progress: p.update})
 	for _, p := range problems {
-		fmt.Fprintf(stdout, "%s/%s\n", dirOf(cfg, p.Conversion), p)
+		if p.Warning {
+			fmt.Fprintf(stdout, "warning: %s\n", pathOf(cfg, p))
+		} else {
+			fmt.Fprintf(stdout, "%s\n", pathOf(cfg, p))
+		}
 	}
 	failures, warnings := splitFailures(prove.Snapshot(snap))
 	for _, f := range failures {
 		fmt.Fprintf(stdout, "%s/%s\n", dirOf(cfg, f.Conversion), f)
 	}
 	printWarnings(stdout, cfg, warnings)
-	if n := len(problems) + len(failures); n > 0 {
+	if n := registry.Failures(problems) + len(failures); n > 0 {
 		fmt.Fprintf(stdout, "%d problem(s) found\n", n)
 		return errReported
 	}
@@ -34,6 +44,9 @@ func check(cfg Config, stdout io.Writer) error {
 		len(snap.Resources())-builtins(snap), cfg.Schemas, builtins(snap), withRules(snap), cfg.Conversions)
 	if len(warnings) > 0 {
 		fmt.Fprintf(stdout, "; %d warning(s) for kinds without rules", len(warnings))
+	}
+	if n := len(problems) - registry.Failures(problems); n > 0 {
+		fmt.Fprintf(stdout, "; %d warning(s) for conversion rules", n)
 	}
 	fmt.Fprintln(stdout)
 	return nil
@@ -81,15 +94,23 @@ func splitFailures(all []prove.Failure) (failures, warnings []prove.Failure) {
 	return failures, warnings
 }
 
-// definitionDirs says which of the definition folders is missing, if
-// one is: a command that reads them once cannot wait for it to appear.
-func definitionDirs(cfg Config) error {
-	for _, dir := range []struct{ name, path string }{{"schemas", cfg.Schemas}, {"conversions", cfg.Conversions}} {
-		if _, err := os.Stat(dir.path); err != nil {
-			return fmt.Errorf("%s directory: %w", dir.name, err)
-		}
+// schemasDir says whether the schemas folder is missing: a command that
+// reads it once cannot wait for it to appear. A missing conversions
+// folder is no rules, a warning, as serve says.
+func schemasDir(cfg Config) error {
+	if _, err := os.Stat(cfg.Schemas); err != nil {
+		return fmt.Errorf("schemas directory: %w", err)
 	}
 	return nil
+}
+
+// pathOf renders a problem with its file's path as the user gave it
+// ("./conversions: …" for the folder itself).
+func pathOf(cfg Config, p registry.Problem) string {
+	if p.File == "." {
+		return dirOf(cfg, p.Conversion) + ": " + p.Reason
+	}
+	return dirOf(cfg, p.Conversion) + "/" + p.String()
 }
 
 // dirOf is the folder a problem's file is in.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ versions:
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	err := check(Config{Schemas: dir, Conversions: t.TempDir()}, &out)
+	err := check(Config{Schemas: dir, Conversions: t.TempDir()}, &out, io.Discard)
 	if err != nil || !strings.Contains(out.String(), "warning: ") || !strings.Contains(out.String(), "route.yaml: spec.rules: v1alpha1 → v1") {
 		t.Errorf("check: %v\n%s", err, out.String())
 	}

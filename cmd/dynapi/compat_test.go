@@ -168,7 +168,7 @@ func TestCompatibility(t *testing.T) {
 		copyCRDs(t, dirs[p.name], p, filepath.Join(schemas, p.name))
 	}
 	var out strings.Builder
-	if err := check(Config{Schemas: schemas, Conversions: t.TempDir()}, &out); err != nil {
+	if err := check(Config{Schemas: schemas, Conversions: t.TempDir()}, &out, io.Discard); err != nil {
 		t.Fatalf("check refuses published definitions: %v\n%s", err, out.String())
 	}
 	url, _ := startPostgres(t)
@@ -292,7 +292,7 @@ func BenchmarkLoadCompatibility(b *testing.B) {
 	})
 	b.Run("check", func(b *testing.B) {
 		for b.Loop() {
-			if err := check(Config{Schemas: schemas, Conversions: empty}, io.Discard); err != nil {
+			if err := check(Config{Schemas: schemas, Conversions: empty}, io.Discard, io.Discard); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/dynapi/dynapi/engine/connlimit"
@@ -48,6 +50,11 @@ type Config struct {
 	// first request's headers, TLS handshake included, this long after it
 	// was accepted (0: no bound); see connlimit.
 	FirstRequestTimeout time.Duration
+	// Version asks for dynapi's version instead of running the command.
+	Version bool
+	// ProgressInterval is how long loading the definitions takes before
+	// a line tells how far it is, and then how often (0: a second).
+	ProgressInterval time.Duration
 	// GCPercent tunes Go's garbage collector for serve
 	// (debug.SetGCPercent); 0 leaves it as the GOGC environment variable
 	// sets it.
@@ -77,19 +84,43 @@ const commands = `Commands:
   check    load every definition, print each problem, exit 1 if any
   migrate  rewrite objects stored in older versions in the storage version,
            and those encrypted with an older key (--encryption-provider-config)
+  version  print dynapi's version and the Kubernetes API version it serves
 `
+
+// usageError is a command line that does not parse: it is told in one
+// line, with a hint to the usage, and the process exits 2.
+type usageError struct {
+	command string // "dynapi" or "dynapi check"
+	msg     string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// usageErrorOf turns an error of flag.FlagSet.Parse into a usageError
+// worded as Kubernetes' commands word it ("unknown flag: --foo"): the
+// flag package accepts -foo and --foo alike, and the usage shows --foo.
+func usageErrorOf(command string, err error) *usageError {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag: --" + name
+	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = "flag needs an argument: --" + name
+	}
+	return &usageError{command: command, msg: msg}
+}
 
 // parseConfig reads flags for cmd; a flag not given falls back to its
 // environment variable, then to its default. Environment values go through
 // the flag's own parser, so a bad one is an error as on the command line.
-func parseConfig(cmd string, args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+// Asked for the help, it prints it to stdout and returns flag.ErrHelp; a
+// command line that does not parse is a *usageError.
+func parseConfig(cmd string, args []string, getenv func(string) string, stdout io.Writer) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet("dynapi "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: dynapi [command] [flags]\n\n%s\nFlags of %s:\n", commands, cmd)
-		fs.PrintDefaults()
-	}
+	// The flag package prints its error and the whole usage on any
+	// mistake: the caller tells the mistake in one line instead.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	envOf := map[string]string{}
 	withEnv := func(name, envName string) string {
 		envOf[name] = envName
@@ -135,17 +166,24 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 			"what a schema change that would break stored objects does: report (log it, apply it) or refuse (keep the previous definition)"+
 				withEnv("schema-change-policy", "DYNAPI_SCHEMA_CHANGE_POLICY"))
 	}
-	if err := fs.Parse(args); err != nil {
+	fs.BoolVar(&c.Version, "version", false, "print dynapi's version and the Kubernetes API version it serves, and exit")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		printUsage(fs, cmd, stdout)
 		return c, err
+	} else if err != nil {
+		return c, usageErrorOf(commandName(cmd), err)
+	}
+	if c.Version {
+		return c, nil
+	}
+	if fs.NArg() > 0 {
+		return c, &usageError{command: commandName(cmd), msg: fmt.Sprintf("unexpected arguments: %v", fs.Args())}
 	}
 	if err := setFromEnv(fs, envOf, getenv); err != nil {
 		return c, err
 	}
 	if cmd == "serve" && getenv("GOGC") == "" {
 		c.GCPercent = defaultGCPercent
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("--tls-cert-file and --tls-key-file go together")
@@ -165,6 +203,22 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stderr i
 		return c, fmt.Errorf("--schema-change-policy: %w", err)
 	}
 	return c, nil
+}
+
+// printUsage prints the help of cmd, with its flags, to w.
+func printUsage(fs *flag.FlagSet, cmd string, w io.Writer) {
+	fmt.Fprintf(w, "Usage: dynapi [command] [flags]\n\n%s\nFlags of %s:\n", commands, cmd)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// commandName is the command as the user typed it, for the hint to its
+// usage: "dynapi" for serve when not named.
+func commandName(cmd string) string {
+	if cmd == "serve" {
+		return "dynapi"
+	}
+	return "dynapi " + cmd
 }
 
 // setFromEnv sets each flag of envOf that the command line did not give

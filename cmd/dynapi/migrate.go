@@ -22,7 +22,7 @@ import (
 // is safe while servers run (each rewrite checks the resourceVersion it
 // read) and can be run again after an interruption.
 func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Writer) (err error) {
-	if err := definitionDirs(cfg); err != nil {
+	if err := schemasDir(cfg); err != nil {
 		return err
 	}
 	if cfg.DatabaseURL == "" {
@@ -40,7 +40,7 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 	}
 	// Refused definitions are logged by the reloader: their objects are
 	// not migrated.
-	defs := reload.New(cfg.Schemas, cfg.Conversions, reload.Options{Logger: logger})
+	defs := reload.New(cfg.Schemas, cfg.Conversions, reload.Options{Logger: logger, Progress: logProgress(cfg, logger)})
 	if err := defs.Reload(); err != nil {
 		return err
 	}

@@ -84,6 +84,20 @@ func TestMigrateCommand(t *testing.T) {
 		}
 	}
 
+	// Rules for kinds not loaded, and a conversions folder that does not
+	// exist, are warnings, as serve logs them, not errors.
+	empty := t.TempDir()
+	for _, tt := range []struct{ conversions, want string }{
+		{"no-such-dir", "no such folder: no conversion rules are loaded"},
+		{"../../conversions", "Pipe.plumbing.example.com: no such kind is loaded"},
+	} {
+		var stderr bytes.Buffer
+		err := run(context.Background(), []string{"migrate", "--database-url", url, "--schemas", empty, "--conversions", tt.conversions}, io.Discard, &stderr)
+		if err != nil || !strings.Contains(stderr.String(), `msg="definitions warning"`) || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("dynapi migrate --conversions %s: %v; want a warning %q:\n%s", tt.conversions, err, tt.want, stderr.String())
+		}
+	}
+
 	// A missing definitions folder is named, not taken for a broken file.
 	err = run(context.Background(), []string{"migrate", "--database-url", url, "--schemas", "no-such-dir"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "schemas directory") {

@@ -66,6 +66,7 @@ func (m *Main) controlPlaneConfig() (controlplane.Config, error) {
 	if err != nil {
 		return controlplane.Config{}, err
 	}
+	files.Progress = logProgress(m.Config, m.Logger)
 	cfg := controlplane.Config{Service: resource.New(m.store), Logger: m.Logger, Files: files,
 		HTTP: httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics,
 			Profiling: m.Config.Profiling, BookmarkInterval: m.Config.WatchBookmarkInterval},

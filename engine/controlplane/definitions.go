@@ -20,6 +20,9 @@ type Files struct {
 	RuntimeConfig registry.RuntimeConfig
 	// Policy says what a change that would break stored objects does.
 	Policy reload.Policy
+	// Progress, when set, is told how far each load's compiling is (see
+	// registry.LoadOptions.Progress).
+	Progress func(done, total int)
 }
 
 // startDefinitions loads cfg.Files and follows them until Close, and
@@ -35,7 +38,7 @@ func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) crd.Def
 		return nil
 	}
 	opts := reload.Options{Logger: cfg.Logger, RuntimeConfig: cfg.Files.RuntimeConfig, Policy: cfg.Files.Policy,
-		Preview: reload.StoredObjects{Store: storedLister{cfg.Service}}.Check, OnSwap: c.swapped}
+		Preview: reload.StoredObjects{Store: storedLister{cfg.Service}}.Check, OnSwap: c.swapped, Progress: cfg.Files.Progress}
 	if cfg.HTTP.Metrics != nil {
 		// Not a nil *Registry in the interface: a Registerer that is not
 		// nil but panics when used.

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"fmt"
 	"slices"
 
 	// Kubernetes' own version priority order, as discovery uses it.
@@ -78,11 +77,6 @@ func fieldsSpec(r *Resource) apply.Spec {
 // unenforced lists what n declares that dynapi does not do yet.
 func (n *native) unenforced() []string {
 	var out []string
-	for _, v := range n.Versions {
-		if v.Subresources.Scale != nil {
-			out = append(out, fmt.Sprintf("version %q: the scale subresource is not served", v.Name))
-		}
-	}
 	if n.conversionStrategy == "Webhook" {
 		out = append(out, "conversion: the webhook is not called; versions convert by the rules in conversions/, or by apiVersion alone")
 	}

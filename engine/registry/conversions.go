@@ -18,6 +18,13 @@ import (
 // whose rules are refused is refused too: served without them, it would
 // answer in the wrong shape.
 func (l *loader) loadConversions(conversions fs.FS) {
+	if _, err := fs.Stat(conversions, "."); errors.Is(err, fs.ErrNotExist) {
+		// No folder is no rules, as serve starts before its folder is made.
+		// A kind whose rules were in it is refused all the same.
+		l.ruleProblem(Problem{File: ".", Reason: "no such folder: no conversion rules are loaded", Warning: true})
+		l.refuseRulesLost([]string{"."})
+		return
+	}
 	files, problems := definitionFiles(conversions)
 	for _, p := range problems {
 		l.ruleProblem(Problem{File: p.File, Reason: p.Reason})
@@ -91,7 +98,16 @@ func (l *loader) loadRules(d document) {
 	switch {
 	case rules == nil: // too broken to check further
 	case r == nil:
-		more = errors.New("no such kind is loaded (it is not defined, or its definition was refused)")
+		// A warning, not a problem: the folder may hold the rules of kinds
+		// another schemas folder defines, and a refused definition is a
+		// problem of its own file. What is wrong in the rules is a problem.
+		w := rulesProblem(d, name, "no such kind is loaded (it is not defined, or its definition was refused): the rules are ignored")
+		w.Warning = true
+		l.report(w)
+		if parseErr != nil {
+			l.refuseRules(d, name, nil, parseErr)
+		}
+		return
 	case l.kept[r]:
 		if parseErr == nil && d.file == r.ConversionFile {
 			return // the kind serves on as it was, with these rules as they were

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -73,17 +75,18 @@ func TestLoadConversionProblems(t *testing.T) {
 		contains string
 		line     int
 		refused  bool // Pipe is refused
+		warning  bool // the problem is a warning: nothing is refused
 	}{
-		{"path the schema lacks", rule("from: spec.diameter", "from: spec.diametr"), `Pipe.test.example.com: versions.v1.toHub[0]: move: from "spec.diametr": v1 has no such field`, 0, true},
-		{"path the hub lacks", rule("to: spec.size.diameter", "to: spec.size.diam"), `versions.v1.toHub[0]: move: to "spec.size.diam": v2 (the hub) has no such field`, 0, true},
-		{"mapValues not a bijection", rule("copper: Copper", "copper: Steel"), `versions.v1.toHub[1]: mapValues: values are not a bijection: "copper" and "steel" both map to "Steel"`, 0, true},
-		{"unknown rule", rule("- coerce:", "- cast:"), `versions.v1.toHub[2]: unknown rule "cast"`, 0, true},
-		{"hub not a version", rule("hub: v2", "hub: v3"), `Pipe.test.example.com: hub: "v3" is not a version of Pipe (versions: v1, v2)`, 0, true},
-		{"version not a version", rule("  v1:", "  v0:"), "versions.v0: no such version of Pipe", 0, true},
-		{"rules for a missing kind", rule("kind: Pipe", "kind: Tube"), "Tube.test.example.com: no such kind is loaded", 0, false},
-		{"broken rules for a missing kind", rule("kind: Pipe", "kind: Tube") + "    - cast: {}\n", `Tube.test.example.com: versions.v1.toHub[3]: unknown rule "cast"`, 0, false},
-		{"no hub", rule("hub: v2\n", ""), "Pipe.test.example.com: hub: is required", 0, true},
-		{"yaml syntax", rule("hub: v2", "hub: [v2"), "invalid YAML", 3, true},
+		{"path the schema lacks", rule("from: spec.diameter", "from: spec.diametr"), `Pipe.test.example.com: versions.v1.toHub[0]: move: from "spec.diametr": v1 has no such field`, 0, true, false},
+		{"path the hub lacks", rule("to: spec.size.diameter", "to: spec.size.diam"), `versions.v1.toHub[0]: move: to "spec.size.diam": v2 (the hub) has no such field`, 0, true, false},
+		{"mapValues not a bijection", rule("copper: Copper", "copper: Steel"), `versions.v1.toHub[1]: mapValues: values are not a bijection: "copper" and "steel" both map to "Steel"`, 0, true, false},
+		{"unknown rule", rule("- coerce:", "- cast:"), `versions.v1.toHub[2]: unknown rule "cast"`, 0, true, false},
+		{"hub not a version", rule("hub: v2", "hub: v3"), `Pipe.test.example.com: hub: "v3" is not a version of Pipe (versions: v1, v2)`, 0, true, false},
+		{"version not a version", rule("  v1:", "  v0:"), "versions.v0: no such version of Pipe", 0, true, false},
+		{"rules for a missing kind", rule("kind: Pipe", "kind: Tube"), "Tube.test.example.com: no such kind is loaded", 0, false, true},
+		{"broken rules for a missing kind", rule("kind: Pipe", "kind: Tube") + "    - cast: {}\n", `Tube.test.example.com: versions.v1.toHub[3]: unknown rule "cast"`, 0, false, false},
+		{"no hub", rule("hub: v2\n", ""), "Pipe.test.example.com: hub: is required", 0, true, false},
+		{"yaml syntax", rule("hub: v2", "hub: [v2"), "invalid YAML", 3, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +94,11 @@ func TestLoadConversionProblems(t *testing.T) {
 			snap, problems := loadPipe(t, fstest.MapFS{file: {Data: []byte(tt.content)}})
 			if !hasRulesProblem(problems, file, tt.line, tt.contains) {
 				t.Errorf("want a problem in %s containing %q, got:\n%s", file, tt.contains, problemList(problems))
+			}
+			for _, p := range problems {
+				if strings.Contains(p.Reason, tt.contains) && p.Warning != tt.warning {
+					t.Errorf("%s: Warning = %v, want %v", p, p.Warning, tt.warning)
+				}
 			}
 			if _, _, ok := snap.Lookup("test.example.com", "v1", "gadgets"); !ok {
 				t.Error("the kind beside did not load")
@@ -103,6 +111,19 @@ func TestLoadConversionProblems(t *testing.T) {
 				t.Errorf("the definition's problem is missing:\n%s", problemList(problems))
 			}
 		})
+	}
+}
+
+// A conversions folder that does not exist is no rules: a warning, as
+// serve starts before the folder is made; the kinds load.
+func TestLoadWithoutConversionsFolder(t *testing.T) {
+	t.Parallel()
+	snap, problems := LoadWith(pipeSchemas, os.DirFS(filepath.Join(t.TempDir(), "nowhere")), LoadOptions{WithoutBuiltins: true})
+	if len(problems) != 1 || !problems[0].Warning || !problems[0].Conversion || Failures(problems) != 0 {
+		t.Fatalf("problems: %+v; want one warning", problems)
+	}
+	if _, _, ok := snap.Lookup("test.example.com", "v1", "pipes"); !ok {
+		t.Error("Pipe did not load")
 	}
 }
 

@@ -135,8 +135,7 @@ status:
 		Group: "stable.example.com", Kind: "CronTab", ListKind: "CronTabList",
 		Plural: "crontabs", Singular: "crontab", ShortNames: []string{"ct"}, Categories: []string{"all", "batch"},
 		Namespaced: false, StorageVersion: "v1", File: "crontab.yaml",
-		Unenforced: []string{`version "v1": the scale subresource is not served`},
-		Fields:     r.Fields,
+		Fields: r.Fields, // the scale subresource is served: nothing is Unenforced
 		Versions: []*Version{
 			{Name: "v1", Served: true, Storage: true, Schema: r.Versions[0].Schema,
 				PrinterColumns: []PrinterColumn{

@@ -45,6 +45,12 @@ type LoadOptions struct {
 	// schema.Schema.CheckValidator): what Compile accepts compiles, and
 	// a check before a definition is stored makes sure of it.
 	CompileValidators bool
+	// Progress, when set, is told how many of the definitions to compile
+	// are compiled: with done 0 before the first, then after each (a load
+	// of hundreds of published CRDs takes seconds). It is called from
+	// several goroutines at once and must be quick; a load that reuses
+	// what Previous built counts the changed definitions only.
+	Progress func(done, total int)
 	// WithoutBuiltins leaves the built-in definitions (package builtin)
 	// out: a load of exactly the files given, for checking a definition on
 	// its own and for tests.

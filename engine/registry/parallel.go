@@ -3,6 +3,7 @@ package registry
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // source is one definition source to load: a file's text, or a
@@ -52,6 +53,10 @@ func (l *loader) loadSources(sources []source) {
 func (l *loader) compileAll(sources []source, results []compiled, todo []int) {
 	work := make(chan int)
 	var wg sync.WaitGroup
+	var done atomic.Int64
+	if l.opts.Progress != nil {
+		l.opts.Progress(0, len(todo))
+	}
 	for range min(runtime.GOMAXPROCS(0), len(todo)) {
 		wg.Add(1)
 		go func() {
@@ -60,6 +65,9 @@ func (l *loader) compileAll(sources []source, results []compiled, todo []int) {
 				sub := newLoader(nil, LoadOptions{RuntimeConfig: l.opts.RuntimeConfig, CompileValidators: l.opts.CompileValidators, WithoutBuiltins: true})
 				sub.compileSource(sources[i].file, sources[i].src, sources[i].isJSON)
 				results[i].sub = sub
+				if l.opts.Progress != nil {
+					l.opts.Progress(int(done.Add(1)), len(todo))
+				}
 			}
 		}()
 	}

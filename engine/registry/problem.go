@@ -11,6 +11,22 @@ type Problem struct {
 	// Conversion is true when File is a conversion rules file, a path in
 	// Load's conversions fs.FS; false for a definition file, in schemas.
 	Conversion bool
+	// Warning is true when nothing was refused: rules for a kind that is
+	// not loaded, which may well be defined in another schemas folder, or
+	// a conversions folder that does not exist (no rules). It is told, as
+	// a problem is, but it is no failure of the load (see Failures).
+	Warning bool
+}
+
+// Failures counts the problems that are not warnings.
+func Failures(problems []Problem) int {
+	n := 0
+	for _, p := range problems {
+		if !p.Warning {
+			n++
+		}
+	}
+	return n
 }
 
 // String renders "file:line: reason", or "file: reason" when the line is unknown,

@@ -18,7 +18,7 @@
 // and SchemaChecks (for the status endpoint), and Prometheus metrics:
 //
 //	dynapi_definitions_loaded                      resources in the current snapshot
-//	dynapi_definition_problems                     problems of the last build
+//	dynapi_definition_problems                     problems of the last build (warnings, which refuse nothing, apart)
 //	dynapi_reloads_total{result="success|failure"} builds, by whether any problem was found
 //	dynapi_last_reload_success_timestamp_seconds   when the last build without problems ended
 package reload

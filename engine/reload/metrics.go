@@ -6,6 +6,8 @@ import (
 	// Prometheus' own client: the exposition format and metric types every
 	// scraper understands, with no exporter of our own to maintain.
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynapi/dynapi/engine/registry"
 )
 
 // metrics are a Reloader's Prometheus metrics (see the package doc).
@@ -39,8 +41,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 // observe records one build, ended at now.
 func (m *metrics) observe(b *build, now time.Time) {
 	m.loaded.Set(float64(len(b.snap.Resources())))
-	m.problems.Set(float64(len(b.problems)))
-	if len(b.problems) > 0 {
+	// Warnings (rules for a kind not loaded, no conversions folder) refuse
+	// nothing: they are no failure.
+	failures := registry.Failures(b.problems)
+	m.problems.Set(float64(failures))
+	if failures > 0 {
 		m.reloads.WithLabelValues("failure").Inc()
 		return
 	}

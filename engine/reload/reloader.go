@@ -46,6 +46,9 @@ type Options struct {
 	// is published, one call at a time (under the build lock): it must
 	// hand long work (such as building indexes) to another goroutine.
 	OnSwap func(*registry.Snapshot)
+	// Progress, when set, is told how far each build's compiling is (see
+	// registry.LoadOptions.Progress).
+	Progress func(done, total int)
 }
 
 // Reloader builds registry snapshots from definition files and definitions
@@ -162,7 +165,7 @@ func (r *Reloader) reloadLocked() error {
 	digest := sha256.New()
 	snap, problems := registry.LoadWith(digestFS{os.DirFS(r.schemasDir), digest}, r.conversionsFS(digest), registry.LoadOptions{
 		Previous: prev.snap, APIDefinitions: r.api, RuntimeConfig: r.opts.RuntimeConfig,
-		CheckChange: r.checkChange(ctx, checks),
+		CheckChange: r.checkChange(ctx, checks), Progress: r.opts.Progress,
 	})
 	digestAPI(digest, r.apiSums)
 	next := &build{snap: snap, problems: problems, checks: checks.current(snap), digest: string(digest.Sum(nil)),
@@ -199,7 +202,7 @@ func (r *Reloader) publish(b *build) {
 // into an error.
 func (r *Reloader) unreadable(problems []registry.Problem) error {
 	for _, p := range problems {
-		if p.File == "." {
+		if p.File == "." && !p.Warning {
 			return fmt.Errorf("read %s: %s", r.dirOf(p.File, p.Conversion), p.Reason)
 		}
 	}

@@ -319,8 +319,17 @@ func TestUnenforcedIsLogged(t *testing.T) {
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
 	e := &testEnv{t: t, schemas: filepath.Join(t.TempDir(), "schemas")}
-	scaled := definition("Widget", "widgets") +
-		"  subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}\n"
+	scaled := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.shop.example.com}
+spec:
+  group: shop.example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  conversion: {strategy: Webhook, webhook: {conversionReviewVersions: [v1], clientConfig: {url: "https://example.com/convert"}}}
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+`
 	e.write("schemas/shop/widget.yaml", scaled)
 	e.r = New(e.schemas, "", Options{Logger: logger})
 	steps := []struct {
@@ -335,7 +344,7 @@ func TestUnenforcedIsLogged(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.build()
-		if got := strings.Count(log.String(), `unenforced="version \"v1\": the scale subresource is not served"`); got != s.want {
+		if got := strings.Count(log.String(), `unenforced="conversion: the webhook is not called`); got != s.want {
 			t.Fatalf("after %s: %d warnings; want %d:\n%s", s.what, got, s.want, log.String())
 		}
 	}
@@ -429,5 +438,46 @@ func TestBuiltinIsLoggedByItsOwnName(t *testing.T) {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}
+	}
+}
+
+// TestWarningsAreNoFailure: rules for a kind no definition loads, and a
+// conversions folder that does not exist, refuse nothing: the build is a
+// success, Reload no error, and the log says warning, not refused.
+func TestWarningsAreNoFailure(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		conversions func(e *testEnv) string
+		want        string
+	}{
+		{"rules for a kind not loaded", func(e *testEnv) string {
+			e.write("conversions/shop/tube.yaml", strings.ReplaceAll(gadgetRules, "Gadget", "Tube"))
+			return e.conversions
+		}, "Tube.shop.example.com: no such kind is loaded"},
+		{"no conversions folder", func(e *testEnv) string { return filepath.Join(e.conversions, "nowhere") }, "no such folder"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var log bytes.Buffer
+			dir := t.TempDir()
+			e := &testEnv{t: t, schemas: filepath.Join(dir, "schemas"), conversions: filepath.Join(dir, "conversions")}
+			e.write("schemas/shop/widget.yaml", definition("Widget", "widgets"))
+			e.r = New(e.schemas, tt.conversions(e), Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+			if err := e.r.Reload(); err != nil {
+				t.Fatalf("Reload: %v", err)
+			}
+			if got := testutil.ToFloat64(e.r.metrics.reloads.WithLabelValues("success")); got != 1 {
+				t.Errorf(`dynapi_reloads_total{result="success"} = %v; want 1`, got)
+			}
+			if got := testutil.ToFloat64(e.r.metrics.problems); got != 0 {
+				t.Errorf("dynapi_definition_problems = %v; want 0", got)
+			}
+			if !strings.Contains(log.String(), `msg="definitions warning"`) || !strings.Contains(log.String(), tt.want) ||
+				strings.Contains(log.String(), "definition refused") || !strings.Contains(log.String(), "problems=0 warnings=1") {
+				t.Errorf("log:\n%s", log.String())
+			}
+		})
 	}
 }

@@ -25,7 +25,7 @@ func (r *Reloader) report(prev, next *build) {
 		level = slog.LevelDebug // it read what the build before it read
 	}
 	r.logger.Log(context.Background(), level, "definitions loaded", "schemas", r.schemasDir, "conversions", r.conversionsDir,
-		"resources", len(next.snap.Resources()), "problems", len(next.problems))
+		"resources", len(next.snap.Resources()), "problems", registry.Failures(next.problems), "warnings", len(next.problems)-registry.Failures(next.problems))
 }
 
 // logProblems logs each problem once, at the first build that finds it,
@@ -37,7 +37,11 @@ func (r *Reloader) logProblems(prev, next []registry.Problem) {
 			if p.Line > 0 {
 				attrs = append(attrs, "line", p.Line)
 			}
-			r.logger.Warn("definition refused", append(attrs, "reason", p.Reason)...)
+			msg := "definition refused"
+			if p.Warning {
+				msg = "definitions warning"
+			}
+			r.logger.Warn(msg, append(attrs, "reason", p.Reason)...)
 		}
 	}
 }
