@@ -49,13 +49,14 @@ func (s *Store) List(ctx context.Context, opts engine.ListOptions, each func(eng
 		}
 	}
 	return pumpList(ctx, opts.Limit, each, func(p *pump) (engine.ListMeta, error) {
-		meta, err := s.listSettled(ctx, opts, st, p.add)
+		// p.ctx: an error of each ends the reading too.
+		meta, err := s.listSettled(p.ctx, opts, st, p.add)
 		for errors.Is(err, errPaused) {
 			segment, at, resumeErr := p.resume(opts, st, meta.ResourceVersion)
 			if resumeErr != nil {
 				return engine.ListMeta{}, resumeErr
 			}
-			meta, _, err = s.listAt(ctx, segment, at, p.add)
+			meta, _, err = s.listAt(p.ctx, segment, at, p.add)
 		}
 		return meta, err
 	})
