@@ -44,6 +44,8 @@ type (
 		Line       int    `json:"line,omitempty"`
 		Reason     string `json:"reason"`
 		Conversion bool   `json:"conversion,omitempty"` // File is in the conversions folder, not schemas
+		// Warning marks what refused nothing (registry.Problem.Warning).
+		Warning bool `json:"warning,omitempty"`
 	}
 )
 
@@ -58,7 +60,8 @@ func (s *Server) handleDefinitions(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep, ok := s.snapshots.(definitionReporter); ok {
 		for _, p := range rep.Problems() {
-			doc.Problems = append(doc.Problems, definitionProblem{File: p.File, Line: p.Line, Reason: p.Reason, Conversion: p.Conversion})
+			doc.Problems = append(doc.Problems, definitionProblem{File: p.File, Line: p.Line, Reason: p.Reason,
+				Conversion: p.Conversion, Warning: p.Warning})
 		}
 		doc.SchemaChecks = append(doc.SchemaChecks, rep.SchemaChecks()...)
 	}

@@ -65,7 +65,8 @@ func TestWatchEndsWhenItsKindGoes(t *testing.T) {
 
 func TestDefinitionsStatus(t *testing.T) {
 	sw := newSwapper()
-	sw.problems = []registry.Problem{{File: "shop.example.com/broken.yaml", Line: 3, Reason: "invalid YAML: oops"}}
+	sw.problems = []registry.Problem{{File: "shop.example.com/broken.yaml", Line: 3, Reason: "invalid YAML: oops"},
+		{File: "other.example.com/gizmo.yaml", Reason: "Gizmo.other.example.com: no such kind is loaded", Conversion: true, Warning: true}}
 	sw.checks = []reload.SchemaCheck{{Group: "shop.example.com", Resource: "widgets", Objects: 4, Invalid: 1}}
 	s := newTestServerWith(t, sw, sw.Store)
 	r := s.mustDo(http.StatusOK, http.MethodGet, "/debug/definitions", "", "")
@@ -74,7 +75,8 @@ func TestDefinitionsStatus(t *testing.T) {
 		widget.Get("kind").String() != "Widget" || !widget.Get("versions.#(name==\"v1\").served").Bool() || widget.Get("stale").Exists() {
 		t.Errorf("widgets: %s", widget.Raw)
 	}
-	jsoneq.Assert(t, r.get("problems").Raw, `[{"file":"shop.example.com/broken.yaml","line":3,"reason":"invalid YAML: oops"}]`)
+	jsoneq.Assert(t, r.get("problems").Raw, `[{"file":"shop.example.com/broken.yaml","line":3,"reason":"invalid YAML: oops"},
+		{"file":"other.example.com/gizmo.yaml","reason":"Gizmo.other.example.com: no such kind is loaded","conversion":true,"warning":true}]`)
 	if r.get("schemaChecks.0.invalid").Int() != 1 || r.get("schemaChecks.0.objects").Int() != 4 {
 		t.Errorf("schema checks: %s", r.get("schemaChecks").Raw)
 	}
