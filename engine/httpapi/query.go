@@ -24,6 +24,9 @@ import (
 // labelSelector or dryRun lost that way would turn a narrow delete into a
 // whole-namespace one.
 func parseQuery(raw string) (url.Values, error) {
+	if raw == "" {
+		return nil, nil // most requests: no map to make (a nil url.Values reads as empty)
+	}
 	query, err := url.ParseQuery(raw)
 	if err != nil {
 		return nil, err
