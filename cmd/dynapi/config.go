@@ -11,6 +11,7 @@ import (
 	"github.com/dynapi/dynapi/engine/connlimit"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
+	"github.com/dynapi/dynapi/engine/webhook"
 )
 
 // Config is everything dynapi reads from flags and the environment. It is
@@ -50,6 +51,12 @@ type Config struct {
 	// first request's headers, TLS handshake included, this long after it
 	// was accepted (0: no bound); see connlimit.
 	FirstRequestTimeout time.Duration
+	// WebhookServiceResolver is the template that turns a webhook's
+	// service reference into an address, and WebhookServiceMap a file of
+	// "namespace/name[:port]: host:port" entries read first (see
+	// webhook.ServiceResolver): dynapi has no Service network.
+	WebhookServiceResolver string
+	WebhookServiceMap      string
 	// Version asks for dynapi's version instead of running the command.
 	Version bool
 	// ProgressInterval is how long loading the definitions takes before
@@ -155,6 +162,12 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		fs.DurationVar(&c.FirstRequestTimeout, "first-request-timeout", defaultFirstRequestTimeout,
 			"close a connection that has not sent its first request's headers (TLS handshake included) this long after it opened (0: no bound)"+
 				withEnv("first-request-timeout", "DYNAPI_FIRST_REQUEST_TIMEOUT"))
+		fs.StringVar(&c.WebhookServiceResolver, "webhook-service-resolver", webhook.DefaultServiceTemplate,
+			"template of the address a conversion or admission webhook's clientConfig.service is called at ({{.Name}}, {{.Namespace}}, {{.Port}})"+
+				withEnv("webhook-service-resolver", "DYNAPI_WEBHOOK_SERVICE_RESOLVER"))
+		fs.StringVar(&c.WebhookServiceMap, "webhook-service-map", "",
+			"YAML file mapping webhook services (\"namespace/name[:port]\") to addresses (\"host:port\"), looked up before --webhook-service-resolver (read at start)"+
+				withEnv("webhook-service-map", "DYNAPI_WEBHOOK_SERVICE_MAP"))
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
 		fs.DurationVar(&c.WatchBookmarkInterval, "watch-bookmark-interval", 10*time.Second,

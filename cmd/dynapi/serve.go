@@ -20,6 +20,7 @@ import (
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/webhook"
 	"github.com/dynapi/dynapi/migrations"
 )
 
@@ -71,6 +72,9 @@ func (m *Main) controlPlaneConfig() (controlplane.Config, error) {
 		HTTP: httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics,
 			Profiling: m.Config.Profiling, BookmarkInterval: m.Config.WatchBookmarkInterval},
 		Collect: m.store, FieldIndexes: m.store}
+	if cfg.Webhooks, err = m.webhooks(); err != nil {
+		return controlplane.Config{}, err
+	}
 	if err := m.secure(&cfg.HTTP); err != nil {
 		return controlplane.Config{}, err
 	}
@@ -81,6 +85,16 @@ func (m *Main) controlPlaneConfig() (controlplane.Config, error) {
 		return controlplane.Config{}, err
 	}
 	return cfg, nil
+}
+
+// webhooks is the client of conversion and admission webhooks, its
+// metrics in the server's registry.
+func (m *Main) webhooks() (*webhook.Client, error) {
+	resolver, err := webhook.LoadServiceResolver(m.Config.WebhookServiceResolver, m.Config.WebhookServiceMap)
+	if err != nil {
+		return nil, err
+	}
+	return webhook.New(webhook.Options{Resolver: resolver, Registerer: m.metrics}), nil
 }
 
 // serving is where and how serve listens.

@@ -3,7 +3,10 @@
 // Namespace, ConfigMap, Secret, ServiceAccount, Event;
 // coordination.k8s.io/v1 Lease; events.k8s.io/v1 Event;
 // rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding,
-// ClusterRoleBinding; apiextensions.k8s.io/v1 CustomResourceDefinition.
+// ClusterRoleBinding; apiextensions.k8s.io/v1 CustomResourceDefinition;
+// admissionregistration.k8s.io/v1's webhook configurations and admission
+// policies with their bindings; storagemigration.k8s.io/v1
+// StorageVersionMigration; apiregistration.k8s.io/v1 APIService.
 //
 // They are definition files in the native format, embedded in the binary:
 // package registry loads them before any definition file, whatever folder

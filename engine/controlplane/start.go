@@ -14,6 +14,7 @@ import (
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/webhook"
 )
 
 // Config is what Start wires together: every part of `dynapi serve`, each
@@ -51,6 +52,11 @@ type Config struct {
 	// the garbage collector looks for work done through them; 0: every
 	// 10 seconds.
 	NamespaceRecheck, GCRecheck time.Duration
+	// Webhooks is the one client that conversion and admission webhooks
+	// are called with (its service resolver, transports and metrics);
+	// nil: a client with kube's DNS form of service addresses and no
+	// metrics.
+	Webhooks *webhook.Client
 	// Serving, when set, is where Start listens and serves the API; nil:
 	// the caller serves API itself (a test's httptest.Server).
 	Serving *Serving
@@ -68,6 +74,9 @@ type ControlPlane struct {
 	release   releaser                       // returns the memory of definition changes
 	serving   *serving                       // nil without Config.Serving
 	stops     []func()
+	// webhooks calls conversion and admission webhooks: one client, so
+	// that both share transports, service resolution and metrics.
+	webhooks *webhook.Client
 }
 
 // Start starts everything Config names, in the order `dynapi serve`
@@ -81,7 +90,10 @@ type ControlPlane struct {
 // definitions, of creating the namespace and the RBAC objects, and of
 // listening.
 func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
-	c := &ControlPlane{snapshots: cfg.Snapshots}
+	c := &ControlPlane{snapshots: cfg.Snapshots, webhooks: cfg.Webhooks}
+	if c.webhooks == nil {
+		c.webhooks = webhook.New(webhook.Options{})
+	}
 	if err := c.start(ctx, cfg); err != nil {
 		return nil, errors.Join(err, c.Close())
 	}

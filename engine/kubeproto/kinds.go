@@ -1,12 +1,14 @@
 package kubeproto
 
 import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,19 +32,26 @@ type typeKey struct{ apiVersion, kind string }
 // built-in kind in one line. Their lists need no type: List writes a
 // list's fields itself.
 var kinds = map[typeKey]func() message{
-	{"v1", "Namespace"}:                                     func() message { return new(corev1.Namespace) },
-	{"v1", "ConfigMap"}:                                     func() message { return new(corev1.ConfigMap) },
-	{"v1", "Secret"}:                                        func() message { return new(corev1.Secret) },
-	{"v1", "ServiceAccount"}:                                func() message { return new(corev1.ServiceAccount) },
-	{"v1", "Event"}:                                         func() message { return new(corev1.Event) },
-	{"coordination.k8s.io/v1", "Lease"}:                     func() message { return new(coordinationv1.Lease) },
-	{"events.k8s.io/v1", "Event"}:                           func() message { return new(eventsv1.Event) },
-	{"rbac.authorization.k8s.io/v1", "Role"}:                func() message { return new(rbacv1.Role) },
-	{"rbac.authorization.k8s.io/v1", "ClusterRole"}:         func() message { return new(rbacv1.ClusterRole) },
-	{"rbac.authorization.k8s.io/v1", "RoleBinding"}:         func() message { return new(rbacv1.RoleBinding) },
-	{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding"}:  func() message { return new(rbacv1.ClusterRoleBinding) },
-	{"apiextensions.k8s.io/v1", "CustomResourceDefinition"}: func() message { return new(apiextensionsv1.CustomResourceDefinition) },
-	{"v1", "Status"}:                                        func() message { return new(metav1.Status) },
+	{"v1", "Namespace"}:                                                     func() message { return new(corev1.Namespace) },
+	{"v1", "ConfigMap"}:                                                     func() message { return new(corev1.ConfigMap) },
+	{"v1", "Secret"}:                                                        func() message { return new(corev1.Secret) },
+	{"v1", "ServiceAccount"}:                                                func() message { return new(corev1.ServiceAccount) },
+	{"v1", "Event"}:                                                         func() message { return new(corev1.Event) },
+	{"coordination.k8s.io/v1", "Lease"}:                                     func() message { return new(coordinationv1.Lease) },
+	{"events.k8s.io/v1", "Event"}:                                           func() message { return new(eventsv1.Event) },
+	{"rbac.authorization.k8s.io/v1", "Role"}:                                func() message { return new(rbacv1.Role) },
+	{"rbac.authorization.k8s.io/v1", "ClusterRole"}:                         func() message { return new(rbacv1.ClusterRole) },
+	{"rbac.authorization.k8s.io/v1", "RoleBinding"}:                         func() message { return new(rbacv1.RoleBinding) },
+	{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding"}:                  func() message { return new(rbacv1.ClusterRoleBinding) },
+	{"apiextensions.k8s.io/v1", "CustomResourceDefinition"}:                 func() message { return new(apiextensionsv1.CustomResourceDefinition) },
+	{"admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"}:   func() message { return new(admissionregistrationv1.ValidatingWebhookConfiguration) },
+	{"admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"}:     func() message { return new(admissionregistrationv1.MutatingWebhookConfiguration) },
+	{"admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"}:        func() message { return new(admissionregistrationv1.ValidatingAdmissionPolicy) },
+	{"admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"}: func() message { return new(admissionregistrationv1.ValidatingAdmissionPolicyBinding) },
+	{"admissionregistration.k8s.io/v1", "MutatingAdmissionPolicy"}:          func() message { return new(admissionregistrationv1.MutatingAdmissionPolicy) },
+	{"admissionregistration.k8s.io/v1", "MutatingAdmissionPolicyBinding"}:   func() message { return new(admissionregistrationv1.MutatingAdmissionPolicyBinding) },
+	{"storagemigration.k8s.io/v1", "StorageVersionMigration"}:               func() message { return new(storagemigrationv1.StorageVersionMigration) },
+	{"v1", "Status"}: func() message { return new(metav1.Status) },
 	// The reviews kubectl auth sends.
 	{"authentication.k8s.io/v1", "SelfSubjectReview"}:      func() message { return new(authenticationv1.SelfSubjectReview) },
 	{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}: func() message { return new(authorizationv1.SelfSubjectAccessReview) },

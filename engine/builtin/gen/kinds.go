@@ -30,11 +30,15 @@ type column struct {
 var age = column{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"}
 
 const (
-	coreSpec  = "api__v1_openapi.json"
-	coordSpec = "apis__coordination.k8s.io__v1_openapi.json"
-	evSpec    = "apis__events.k8s.io__v1_openapi.json"
-	rbacSpec  = "apis__rbac.authorization.k8s.io__v1_openapi.json"
-	rbacGroup = "rbac.authorization.k8s.io"
+	coreSpec   = "api__v1_openapi.json"
+	coordSpec  = "apis__coordination.k8s.io__v1_openapi.json"
+	evSpec     = "apis__events.k8s.io__v1_openapi.json"
+	rbacSpec   = "apis__rbac.authorization.k8s.io__v1_openapi.json"
+	rbacGroup  = "rbac.authorization.k8s.io"
+	admSpec    = "apis__admissionregistration.k8s.io__v1_openapi.json"
+	admGroup   = "admissionregistration.k8s.io"
+	svmSpec    = "apis__storagemigration.k8s.io__v1_openapi.json"
+	apiregSpec = "apis__apiregistration.k8s.io__v1_openapi.json"
 )
 
 // kinds are the generated built-in kinds. Namespace and
@@ -97,4 +101,33 @@ var kinds = []kind{
 		group: rbacGroup, version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", scope: "Cluster",
 		columns: []column{{Name: "Role", Type: "string", JSONPath: ".roleRef.name"}, age},
 		note:    "roleRef is immutable (see engine/kinds/roles)."},
+	{file: admGroup + "/validatingwebhookconfiguration.yaml", spec: admSpec, schema: "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+		group: admGroup, version: "v1", kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", scope: "Cluster",
+		columns: []column{age}},
+	{file: admGroup + "/mutatingwebhookconfiguration.yaml", spec: admSpec, schema: "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+		group: admGroup, version: "v1", kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", scope: "Cluster",
+		columns: []column{age}},
+	{file: admGroup + "/validatingadmissionpolicy.yaml", spec: admSpec, schema: "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
+		group: admGroup, version: "v1", kind: "ValidatingAdmissionPolicy", plural: "validatingadmissionpolicies", scope: "Cluster",
+		columns: []column{{Name: "ParamKind", Type: "string", JSONPath: ".spec.paramKind.kind"}, age}},
+	{file: admGroup + "/validatingadmissionpolicybinding.yaml", spec: admSpec, schema: "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+		group: admGroup, version: "v1", kind: "ValidatingAdmissionPolicyBinding", plural: "validatingadmissionpolicybindings", scope: "Cluster",
+		columns: []column{{Name: "PolicyName", Type: "string", JSONPath: ".spec.policyName"}, {Name: "ParamRef", Type: "string", JSONPath: ".spec.paramRef.name"}, age}},
+	{file: admGroup + "/mutatingadmissionpolicy.yaml", spec: admSpec, schema: "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
+		group: admGroup, version: "v1", kind: "MutatingAdmissionPolicy", plural: "mutatingadmissionpolicies", scope: "Cluster",
+		columns: []column{{Name: "ParamKind", Type: "string", JSONPath: ".spec.paramKind.kind"}, age}},
+	{file: admGroup + "/mutatingadmissionpolicybinding.yaml", spec: admSpec, schema: "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
+		group: admGroup, version: "v1", kind: "MutatingAdmissionPolicyBinding", plural: "mutatingadmissionpolicybindings", scope: "Cluster",
+		columns: []column{{Name: "PolicyName", Type: "string", JSONPath: ".spec.policyName"}, {Name: "ParamRef", Type: "string", JSONPath: ".spec.paramRef.name"}, age}},
+	{file: "storagemigration.k8s.io/storageversionmigration.yaml", spec: svmSpec, schema: "io.k8s.api.storagemigration.v1.StorageVersionMigration",
+		group: "storagemigration.k8s.io", version: "v1", kind: "StorageVersionMigration", plural: "storageversionmigrations", scope: "Cluster",
+		columns: []column{{Name: "Resource", Type: "string", JSONPath: ".spec.resource.resource"}, age}},
+	{file: "apiregistration.k8s.io/apiservice.yaml", spec: apiregSpec, schema: "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService",
+		group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", scope: "Cluster",
+		columns: []column{
+			{Name: "Service", Type: "string", JSONPath: ".spec.service.name"},
+			{Name: "Available", Type: "string", JSONPath: ".status.conditions[?(@.type==\"Available\")].status"},
+			age,
+		},
+		note: "Stored and served; dynapi aggregates no APIs, so an APIService is never Available."},
 }

@@ -96,6 +96,10 @@ func (d *document) walk(src map[string]any, seen []string) (map[string]any, erro
 	for k, v := range src {
 		switch {
 		case k == "$ref" || k == "allOf" && isRefList(v) || dropped[k]:
+		case k == "x-kubernetes-list-type" && src["type"] != "array":
+			// The aggregator's OpenAPI marks caBundle (a []byte, so a
+			// base64 string) atomic as if it were a list; a structural
+			// schema allows the marker only on arrays.
 		case k == "default" && isZero(v):
 			// "", 0, false, {} and [] defaults describe Go's zero values
 			// (what a Go client sends for a field it leaves out); applied,
