@@ -41,7 +41,7 @@ func build(n *native, file string, opts LoadOptions) (*Resource, []string) {
 		return nil, failed
 	}
 	sortVersions(r.Versions)
-	r.Unenforced = n.unenforced()
+	r.Webhook = n.webhook
 	return r, nil
 }
 
@@ -72,15 +72,6 @@ func fieldsSpec(r *Resource) apply.Spec {
 		s.Versions = append(s.Versions, av)
 	}
 	return s
-}
-
-// unenforced lists what n declares that dynapi does not do yet.
-func (n *native) unenforced() []string {
-	var out []string
-	if n.conversionStrategy == "Webhook" {
-		out = append(out, "conversion: the webhook is not called; versions convert by the rules in conversions/, or by apiVersion alone")
-	}
-	return out
 }
 
 // build compiles the version's schema; the other fields were checked.
