@@ -106,6 +106,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 		c.indexer = newFieldIndexer(cfg.FieldIndexes, cfg.Logger)
 		c.Go(ctx, c.indexer.run)
 	}
+	c.startConversionWebhooks(cfg) // before anything reads or writes through the service
 	defs := c.startDefinitions(ctx, cfg)
 	namespaces := Register(cfg.Service)
 	authz := c.newRBAC(cfg) // before anything writes through the service

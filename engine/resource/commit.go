@@ -65,7 +65,7 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 const maxGenerateNameAttempts = 8
 
 func (s *Service) storeNew(ctx context.Context, w *Write) (engine.Object, error) {
-	stored, err := toStorage(w.Target, w.Name, w.Object, 0, nil)
+	stored, err := toStorage(s.converter(ctx), w.Target, w.Name, w.Object, 0, nil)
 	if err != nil {
 		return engine.Object{}, err
 	}
@@ -99,7 +99,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	if w.Options.DryRun || unchanged {
 		return nil
 	}
-	stored, err := toStorage(w.Target, w.Name, w.Object, w.stored.ResourceVersion, w.oldHub)
+	stored, err := toStorage(s.converter(ctx), w.Target, w.Name, w.Object, w.stored.ResourceVersion, w.oldHub)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	}
 	s.removed(last.Key)
 	s.deleted(last.Key)
-	w.result.object, err = fromStorage(w.Target, last)
+	w.result.object, err = fromStorage(s.converter(ctx), w.Target, last)
 	return err
 }
 
@@ -133,7 +133,7 @@ func (s *Service) storeDelete(ctx context.Context, w *Write) error {
 			return err
 		}
 	}
-	w.result.object, err = fromStorage(w.Target, last)
+	w.result.object, err = fromStorage(s.converter(ctx), w.Target, last)
 	return err
 }
 
