@@ -343,7 +343,10 @@ spec:
 	}{
 		{"first build", func() { _ = e.r.Reload() }, 1},
 		{"same declarations", func() { e.write("schemas/shop/widget.yaml", hooked+"\n# edited\n"); _ = e.r.Reload() }, 1},
-		{"declarations gone", func() { e.write("schemas/shop/widget.yaml", definition("Widget", "widgets", "- name: v2\n  schema: {type: object}\n")); _ = e.r.Reload() }, 1},
+		{"declarations gone", func() {
+			e.write("schemas/shop/widget.yaml", definition("Widget", "widgets", "- name: v2\n  schema: {type: object}\n"))
+			_ = e.r.Reload()
+		}, 1},
 		{"declared again", func() { e.write("schemas/shop/widget.yaml", hooked); _ = e.r.Reload() }, 2},
 	}
 	for _, s := range steps {
