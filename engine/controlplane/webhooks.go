@@ -15,4 +15,5 @@ func (c *ControlPlane) startConversionWebhooks(cfg Config) {
 		converter = conversionwebhook.New(c.webhooks, nil) // not a nil *Registry in the interface
 	}
 	cfg.Service.ConversionWebhooks = converter
+	c.conversions = converter // for the definitions' managedFields
 }

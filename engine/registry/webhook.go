@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 )
 
@@ -52,4 +54,27 @@ func (r *Resource) ConvertsByWebhook() bool {
 // wins over its conversion webhook.
 func webhookNotCalled(file string) string {
 	return "conversion: the webhook is not called; the rules in " + file + " convert its versions"
+}
+
+// BatchConverter converts objects of a kind converted by its webhook
+// (conversionwebhook.Converter): objs into version to, in one call.
+type BatchConverter interface {
+	Convert(ctx context.Context, r *Resource, objs [][]byte, to string, list bool) ([][]byte, error)
+}
+
+// errNoWebhooks answers a conversion by webhook where none is called.
+var errNoWebhooks = errors.New("conversion webhooks are not called here")
+
+// convertByWebhook converts one object of r for managedFields, as kube's
+// field manager does: through the webhook, outside of any request (kube
+// calls it with context.TODO); the call's own timeout bounds it.
+func convertByWebhook(webhooks BatchConverter, r *Resource, obj []byte, to string) ([]byte, error) {
+	if webhooks == nil {
+		return nil, errNoWebhooks
+	}
+	out, err := webhooks.Convert(context.Background(), r, [][]byte{obj}, to, false)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }

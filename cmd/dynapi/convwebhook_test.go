@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine/testkit/webhooktest"
+)
+
+// thingCRD is a definition converted by a webhook: v1 (stored) has
+// spec.size, v2 spec.dimensions.size, as webhooktest.Conversion converts.
+func thingCRD(plural, kind string, clientConfig map[string]any, reviews ...string) string {
+	schema := func(spec string) string {
+		return `{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":` + spec + `}}}}`
+	}
+	cfg, _ := json.Marshal(clientConfig)
+	rv, _ := json.Marshal(reviews)
+	return fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"%s.conv.example.com"},"spec":{"group":"conv.example.com","scope":"Namespaced",
+"names":{"plural":%q,"kind":%q},
+"conversion":{"strategy":"Webhook","webhook":{"conversionReviewVersions":%s,"clientConfig":%s}},
+"versions":[{"name":"v1","served":true,"storage":true,"schema":%s},
+{"name":"v2","served":true,"storage":false,"schema":%s}]}}`,
+		plural, plural, kind, rv, cfg, schema(`{"size":{"type":"integer"}}`),
+		schema(`{"dimensions":{"type":"object","properties":{"size":{"type":"integer"}}}}`))
+}
+
+// conversionWebhook is a webhook program a test runs: HTTPS with a
+// certificate of a test CA for 127.0.0.1 and for the service
+// convert.hooks.svc, and a service map that sends that service to it.
+type conversionWebhook struct {
+	hook       *webhooktest.Conversion
+	srv        *httptest.Server
+	caBundle   string // base64, as in a CRD
+	serviceMap string // the --webhook-service-map file
+}
+
+func startConversionWebhook(t *testing.T) *conversionWebhook {
+	t.Helper()
+	ca := webhooktest.NewCA(t, "webhook-ca")
+	hook := &webhooktest.Conversion{}
+	srv := webhooktest.StartTLS(t, ca.Serving(t, []string{"convert.hooks.svc"}, net.IPv4(127, 0, 0, 1)), false, hook)
+	serviceMap := filepath.Join(t.TempDir(), "services.yaml")
+	if err := os.WriteFile(serviceMap, []byte("hooks/convert: "+strings.TrimPrefix(srv.URL, "https://")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &conversionWebhook{hook: hook, srv: srv, caBundle: base64.StdEncoding.EncodeToString(ca.PEM), serviceMap: serviceMap}
+}
+
+// byURL and byService are the two forms of a clientConfig for it.
+func (c *conversionWebhook) byURL() map[string]any {
+	return map[string]any{"url": c.srv.URL + "/convert", "caBundle": c.caBundle}
+}
+
+func (c *conversionWebhook) byService() map[string]any {
+	return map[string]any{"caBundle": c.caBundle,
+		"service": map[string]any{"namespace": "hooks", "name": "convert", "path": "/convert"}}
+}
+
+// calls counts the webhook's calls since the last, and checks each was
+// made as kube makes them: to the path, with the timeout, in review.
+func (c *conversionWebhook) calls(t *testing.T, review string) int {
+	t.Helper()
+	calls := c.hook.Calls()
+	c.hook.Reset()
+	for _, call := range calls {
+		if call.Review != "apiextensions.k8s.io/"+review || call.Path != "/convert" || call.Query != "timeout=30s" {
+			t.Errorf("call %+v; want a %s review to /convert?timeout=30s", call, review)
+		}
+	}
+	return len(calls)
+}
+
+// TestConversionWebhook: a kind converted by a webhook, reached by url or
+// by service (through --webhook-service-map), in a v1 or a v1beta1 review:
+// create, get, list, watch, merge patch, apply and delete in each version
+// go through it, once per write, read, list page or watch batch.
+func TestConversionWebhook(t *testing.T) {
+	url, _ := startPostgres(t)
+	w := startConversionWebhook(t)
+	base := "http://" + startMain(t, Config{DatabaseURL: url, WebhookServiceMap: w.serviceMap}).Addr()
+	tests := []struct {
+		plural, kind string
+		config       map[string]any
+		review       string
+	}{
+		{"urlthings", "URLThing", w.byURL(), "v1"},
+		{"servicethings", "ServiceThing", w.byService(), "v1"},
+		{"betathings", "BetaThing", w.byURL(), "v1beta1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.plural, func(t *testing.T) {
+			mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, thingCRD(tt.plural, tt.kind, tt.config, tt.review))
+			v1 := base + "/apis/conv.example.com/v1/namespaces/default/" + tt.plural
+			v2 := base + "/apis/conv.example.com/v2/namespaces/default/" + tt.plural
+			waitFor(t, http.StatusOK, strings.TrimPrefix(v2, base), base)
+			w.calls(t, tt.review)
+			s := thingSteps{t: t, kind: tt.kind, v1: v1, v2: v2, hook: w, review: tt.review}
+			s.writes()
+			s.lists()
+			s.watches()
+		})
+	}
+}
+
+// thingSteps are the requests of TestConversionWebhook on one kind.
+type thingSteps struct {
+	t            *testing.T
+	kind, v1, v2 string
+	hook         *conversionWebhook
+	review       string
+}
+
+// expect checks the webhook was called n times since the last check.
+func (s thingSteps) expect(what string, n int) {
+	s.t.Helper()
+	if got := s.hook.calls(s.t, s.review); got != n {
+		s.t.Errorf("%s: %d webhook calls; want %d", what, got, n)
+	}
+}
+
+// sizeIn checks obj is in version v, with size as that version holds it.
+func (s thingSteps) sizeIn(what, obj, v string, size int64) {
+	s.t.Helper()
+	path := "spec.size"
+	if v == "v2" {
+		path = "spec.dimensions.size"
+	}
+	if gjson.Get(obj, "apiVersion").Str != "conv.example.com/"+v || gjson.Get(obj, path).Int() != size ||
+		(v == "v2" && gjson.Get(obj, "spec.size").Exists()) || (v == "v1" && gjson.Get(obj, "spec.dimensions").Exists()) {
+		s.t.Errorf("%s: %s; want %s with %s %d", what, obj, v, path, size)
+	}
+}
+
+// writes creates, reads, patches, applies and deletes in both versions.
+func (s thingSteps) writes() {
+	obj := func(v, name, spec string) string {
+		return fmt.Sprintf(`{"apiVersion":"conv.example.com/%s","kind":%q,"metadata":{"name":%q},"spec":%s}`, v, s.kind, name, spec)
+	}
+	// Written in v2: converted to v1 to be stored, and back for the answer.
+	s.sizeIn("create in v2", mustDo(s.t, http.StatusCreated, http.MethodPost, s.v2, obj("v2", "a", `{"dimensions":{"size":3}}`)), "v2", 3)
+	s.expect("create in v2", 2)
+	s.sizeIn("create in v1", mustDo(s.t, http.StatusCreated, http.MethodPost, s.v1, obj("v1", "b", `{"size":5}`)), "v1", 5)
+	s.expect("create in v1, the storage version", 0)
+	s.sizeIn("get in v1", mustDo(s.t, http.StatusOK, http.MethodGet, s.v1+"/a", ""), "v1", 3)
+	s.sizeIn("get in v2", mustDo(s.t, http.StatusOK, http.MethodGet, s.v2+"/b", ""), "v2", 5)
+	s.expect("get in v2", 1)
+	_, patched := sendAs(s.t, http.MethodPatch, s.v2+"/a", "application/merge-patch+json", `{"spec":{"dimensions":{"size":4}}}`)
+	s.sizeIn("merge patch in v2", patched, "v2", 4)
+	s.expect("merge patch in v2: the stored object read, the patched one stored, the answer", 3)
+	s.sizeIn("get in v1 after the patch", mustDo(s.t, http.StatusOK, http.MethodGet, s.v1+"/a", ""), "v1", 4)
+	apply := func(v, spec string) string {
+		code, out := sendAs(s.t, http.MethodPatch, "http://"+strings.TrimPrefix(map[string]string{"v1": s.v1, "v2": s.v2}[v], "http://")+"/c?fieldManager=tester",
+			"application/apply-patch+yaml", obj(v, "c", spec))
+		if code != http.StatusOK && code != http.StatusCreated {
+			s.t.Fatalf("apply in %s = %d %s", v, code, out)
+		}
+		return out
+	}
+	s.sizeIn("apply in v2", apply("v2", `{"dimensions":{"size":6}}`), "v2", 6)
+	s.hook.calls(s.t, s.review)
+	s.sizeIn("get in v1 after apply", mustDo(s.t, http.StatusOK, http.MethodGet, s.v1+"/c", ""), "v1", 6)
+	s.sizeIn("apply in v1", apply("v1", `{"size":7}`), "v1", 7)
+	s.sizeIn("get in v2 after apply", mustDo(s.t, http.StatusOK, http.MethodGet, s.v2+"/c", ""), "v2", 7)
+	s.hook.calls(s.t, s.review)
+	s.sizeIn("delete in v2", mustDo(s.t, http.StatusOK, http.MethodDelete, s.v2+"/c", ""), "v2", 7)
+	s.expect("delete in v2", 1)
+}
+
+// lists lists in v2: one call per page.
+func (s thingSteps) lists() {
+	list := mustDo(s.t, http.StatusOK, http.MethodGet, s.v2, "")
+	if n := gjson.Get(list, "items.#").Int(); n != 2 {
+		s.t.Fatalf("list in v2: %d items; want 2: %s", n, list)
+	}
+	for _, item := range gjson.Get(list, "items").Array() {
+		if !item.Get("spec.dimensions.size").Exists() || item.Get("apiVersion").Str != "conv.example.com/v2" {
+			s.t.Errorf("list in v2: item %s", item.Raw)
+		}
+	}
+	s.expect("list in v2", 1)
+	page := mustDo(s.t, http.StatusOK, http.MethodGet, s.v2+"?limit=1", "")
+	next := mustDo(s.t, http.StatusOK, http.MethodGet, s.v2+"?limit=1&continue="+gjson.Get(page, "metadata.continue").Str, "")
+	s.sizeIn("second page", gjson.Get(next, "items.0").Raw, "v2", 5)
+	s.expect("two pages of one in v2", 2)
+	mustDo(s.t, http.StatusOK, http.MethodGet, s.v1, "")
+	s.expect("list in v1, the storage version", 0)
+}
+
+// watches watches in v2 from the start: the objects there and a new one
+// come converted.
+func (s thingSteps) watches() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.v2+"?watch=1&resourceVersion=0", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	next := func() string {
+		if !lines.Scan() {
+			s.t.Fatalf("watch ended: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+	for range 2 {
+		if ev := next(); gjson.Get(ev, "type").Str != "ADDED" || !gjson.Get(ev, "object.spec.dimensions.size").Exists() {
+			s.t.Errorf("watch in v2: %s", ev)
+		}
+	}
+	mustDo(s.t, http.StatusCreated, http.MethodPost, s.v1,
+		fmt.Sprintf(`{"apiVersion":"conv.example.com/v1","kind":%q,"metadata":{"name":"d"},"spec":{"size":8}}`, s.kind))
+	ev := next()
+	s.sizeIn("watch in v2", gjson.Get(ev, "object").Raw, "v2", 8)
+	// The initial state in one call; the event in one.
+	s.expect("watch in v2", 2)
+}
