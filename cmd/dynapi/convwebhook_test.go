@@ -200,33 +200,109 @@ func (s thingSteps) lists() {
 	s.expect("list in v1, the storage version", 0)
 }
 
-// watches watches in v2 from the start: the objects there and a new one
-// come converted.
+// watches watches in v2 from a list's resourceVersion: a new object
+// comes converted, one call for the batch its event is in.
 func (s thingSteps) watches() {
+	rv := gjson.Get(mustDo(s.t, http.StatusOK, http.MethodGet, s.v2, ""), "metadata.resourceVersion").Str
+	s.expect("list in v2", 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.v2+"?watch=1&resourceVersion=0", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.v2+"?watch=1&resourceVersion="+rv, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	lines := bufio.NewScanner(resp.Body)
-	next := func() string {
-		if !lines.Scan() {
-			s.t.Fatalf("watch ended: %v", lines.Err())
-		}
-		return lines.Text()
-	}
-	for range 2 {
-		if ev := next(); gjson.Get(ev, "type").Str != "ADDED" || !gjson.Get(ev, "object.spec.dimensions.size").Exists() {
-			s.t.Errorf("watch in v2: %s", ev)
-		}
-	}
 	mustDo(s.t, http.StatusCreated, http.MethodPost, s.v1,
 		fmt.Sprintf(`{"apiVersion":"conv.example.com/v1","kind":%q,"metadata":{"name":"d"},"spec":{"size":8}}`, s.kind))
-	ev := next()
-	s.sizeIn("watch in v2", gjson.Get(ev, "object").Raw, "v2", 8)
-	// The initial state in one call; the event in one.
-	s.expect("watch in v2", 2)
+	lines := bufio.NewScanner(resp.Body)
+	if !lines.Scan() {
+		s.t.Fatalf("watch ended: %v", lines.Err())
+	}
+	if ev := lines.Text(); gjson.Get(ev, "type").Str != "ADDED" {
+		s.t.Errorf("watch in v2: %s", ev)
+	} else {
+		s.sizeIn("watch in v2", gjson.Get(ev, "object").Raw, "v2", 8)
+	}
+	s.expect("watch in v2", 1)
+}
+
+// TestConversionWebhookDown: with its webhook down, what must be converted
+// answers kube's error (a 500 with no reason, kubectl's "Error from
+// server: conversion webhook for … failed: Post …"), and nothing else
+// stops: the kind in its storage version, other kinds, watches of them.
+func TestConversionWebhookDown(t *testing.T) {
+	url, _ := startPostgres(t)
+	w := startConversionWebhook(t)
+	base := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
+	mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, thingCRD("things", "Thing", w.byURL(), "v1"))
+	v1 := base + "/apis/conv.example.com/v1/namespaces/default/things"
+	v2 := base + "/apis/conv.example.com/v2/namespaces/default/things"
+	waitFor(t, http.StatusOK, strings.TrimPrefix(v2, base), base)
+	mustDo(t, http.StatusCreated, http.MethodPost, v1, `{"apiVersion":"conv.example.com/v1","kind":"Thing","metadata":{"name":"a"},"spec":{"size":3}}`)
+	w.srv.Close()
+
+	host := strings.TrimPrefix(w.srv.URL, "https://")
+	down := func(from string) string {
+		return fmt.Sprintf(`conversion webhook for conv.example.com/%s, Kind=Thing failed: Post "https://%s/convert?timeout=30s": dial tcp %s: connect: connection refused`, from, host, host)
+	}
+	refused := []struct {
+		what, method, url, body, want string
+	}{
+		{"get in v2", http.MethodGet, v2 + "/a", "", down("v1")},
+		{"list in v2", http.MethodGet, v2, "", strings.Replace(down("v1"), "Kind=Thing", "Kind=ThingList", 1)},
+		{"create in v2", http.MethodPost, v2, `{"apiVersion":"conv.example.com/v2","kind":"Thing","metadata":{"name":"b"},"spec":{"dimensions":{"size":4}}}`, down("v2")},
+	}
+	for _, r := range refused {
+		code, out := send(t, r.method, r.url, r.body)
+		if code != http.StatusInternalServerError || gjson.Get(out, "reason").Exists() || gjson.Get(out, "message").Str != r.want {
+			t.Errorf("%s with the webhook down = %d %s\nwant 500 with no reason and %q", r.what, code, out, r.want)
+		}
+	}
+	// What needs no conversion is served.
+	mustDo(t, http.StatusOK, http.MethodGet, v1+"/a", "")
+	mustDo(t, http.StatusOK, http.MethodGet, v1, "")
+	mustDo(t, http.StatusCreated, http.MethodPost, v1, `{"apiVersion":"conv.example.com/v1","kind":"Thing","metadata":{"name":"c"},"spec":{"size":5}}`)
+	widgets := base + "/apis/shop.example.com/v1/namespaces/default/widgets"
+	mustDo(t, http.StatusCreated, http.MethodPost, widgets, `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"red","size":1}}`)
+	mustDo(t, http.StatusOK, http.MethodGet, widgets+"/w", "")
+	mustDo(t, http.StatusOK, http.MethodGet, base+"/api/v1/namespaces/default", "")
+}
+
+// TestConversionWebhookKubectl: the real kubectl applies a definition that
+// declares a webhook, with the webhook running, and gets an object in each
+// version.
+func TestConversionWebhookKubectl(t *testing.T) {
+	url, _ := startPostgres(t)
+	w := startConversionWebhook(t)
+	m := startMain(t, Config{DatabaseURL: url})
+	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	crd := write("crd.json", thingCRD("things", "Thing", w.byURL(), "v1"))
+	if out := k.run("apply", "-f", crd); !strings.Contains(out, "customresourcedefinition.apiextensions.k8s.io/things.conv.example.com created") {
+		t.Fatalf("kubectl apply: %s", out)
+	}
+	waitFor(t, http.StatusOK, "/apis/conv.example.com/v2/namespaces/default/things", "http://"+m.Addr())
+	thing := write("thing.yaml", "apiVersion: conv.example.com/v1\nkind: Thing\nmetadata: {name: a}\nspec: {size: 3}\n")
+	k.run("apply", "-f", thing)
+	for _, tt := range []struct{ resource, want string }{
+		{"things.v1.conv.example.com", "apiVersion: conv.example.com/v1\nkind: Thing\n"},
+		{"things.v2.conv.example.com", "apiVersion: conv.example.com/v2\nkind: Thing\n"},
+		{"things.v1.conv.example.com", "spec:\n  size: 3\n"},
+		{"things.v2.conv.example.com", "spec:\n  dimensions:\n    size: 3\n"},
+	} {
+		if out := k.run("get", tt.resource, "a", "-o", "yaml"); !strings.Contains(out, tt.want) {
+			t.Errorf("kubectl get %s -o yaml:\n%s\nwant %q", tt.resource, out, tt.want)
+		}
+	}
+	if calls := w.calls(t, "v1"); calls == 0 {
+		t.Error("kubectl's reads in v2 did not call the webhook")
+	}
 }
