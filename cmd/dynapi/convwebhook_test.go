@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine/testkit/webhooktest"
 )
@@ -24,7 +25,11 @@ import (
 // spec.size, v2 spec.dimensions.size, as webhooktest.Conversion converts.
 func thingCRD(plural, kind string, clientConfig map[string]any, reviews ...string) string {
 	schema := func(spec string) string {
-		return `{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":` + spec + `}}}}`
+		return `{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":` + spec +
+			`},"status":{"type":"object","properties":{"replicas":{"type":"integer"}}}}}}`
+	}
+	subresources := func(size string) string {
+		return `{"status":{},"scale":{"specReplicasPath":"` + size + `","statusReplicasPath":".status.replicas"}}`
 	}
 	cfg, _ := json.Marshal(clientConfig)
 	rv, _ := json.Marshal(reviews)
@@ -32,10 +37,10 @@ func thingCRD(plural, kind string, clientConfig map[string]any, reviews ...strin
 "metadata":{"name":"%s.conv.example.com"},"spec":{"group":"conv.example.com","scope":"Namespaced",
 "names":{"plural":%q,"kind":%q},
 "conversion":{"strategy":"Webhook","webhook":{"conversionReviewVersions":%s,"clientConfig":%s}},
-"versions":[{"name":"v1","served":true,"storage":true,"schema":%s},
-{"name":"v2","served":true,"storage":false,"schema":%s}]}}`,
-		plural, plural, kind, rv, cfg, schema(`{"size":{"type":"integer"}}`),
-		schema(`{"dimensions":{"type":"object","properties":{"size":{"type":"integer"}}}}`))
+"versions":[{"name":"v1","served":true,"storage":true,"schema":%s,"subresources":%s},
+{"name":"v2","served":true,"storage":false,"schema":%s,"subresources":%s}]}}`,
+		plural, plural, kind, rv, cfg, schema(`{"size":{"type":"integer"}}`), subresources(".spec.size"),
+		schema(`{"dimensions":{"type":"object","properties":{"size":{"type":"integer"}}}}`), subresources(".spec.dimensions.size"))
 }
 
 // conversionWebhook is a webhook program a test runs: HTTPS with a
@@ -162,6 +167,7 @@ func (s thingSteps) writes() {
 	s.sizeIn("merge patch in v2", patched, "v2", 4)
 	s.expect("merge patch in v2: the stored object read, the patched one stored, the answer", 3)
 	s.sizeIn("get in v1 after the patch", mustDo(s.t, http.StatusOK, http.MethodGet, s.v1+"/a", ""), "v1", 4)
+	s.subresources()
 	apply := func(v, spec string) string {
 		code, out := sendAs(s.t, http.MethodPatch, "http://"+strings.TrimPrefix(map[string]string{"v1": s.v1, "v2": s.v2}[v], "http://")+"/c?fieldManager=tester",
 			"application/apply-patch+yaml", obj(v, "c", spec))
@@ -178,6 +184,33 @@ func (s thingSteps) writes() {
 	s.hook.calls(s.t, s.review)
 	s.sizeIn("delete in v2", mustDo(s.t, http.StatusOK, http.MethodDelete, s.v2+"/c", ""), "v2", 7)
 	s.expect("delete in v2", 1)
+}
+
+// subresources updates, and writes status and scale, in v2.
+func (s thingSteps) subresources() {
+	a := mustDo(s.t, http.StatusOK, http.MethodGet, s.v2+"/a", "")
+	s.hook.calls(s.t, s.review)
+	put, err := sjson.Set(a, "spec.dimensions.size", 9)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	updated := mustDo(s.t, http.StatusOK, http.MethodPut, s.v2+"/a", put)
+	s.sizeIn("update in v2", updated, "v2", 9)
+	s.expect("update in v2: the stored object read, the update stored, the answer", 3)
+	status, _ := sjson.Set(updated, "status.replicas", 2)
+	if got := mustDo(s.t, http.StatusOK, http.MethodPut, s.v2+"/a/status", status); gjson.Get(got, "status.replicas").Int() != 2 {
+		s.t.Errorf("status in v2: %s", got)
+	}
+	scale := mustDo(s.t, http.StatusOK, http.MethodGet, s.v2+"/a/scale", "")
+	if gjson.Get(scale, "spec.replicas").Int() != 9 || gjson.Get(scale, "status.replicas").Int() != 2 {
+		s.t.Errorf("scale in v2: %s", scale)
+	}
+	_, scaled := sendAs(s.t, http.MethodPatch, s.v2+"/a/scale", "application/merge-patch+json", `{"spec":{"replicas":4}}`)
+	if gjson.Get(scaled, "spec.replicas").Int() != 4 {
+		s.t.Errorf("scale patched in v2: %s", scaled)
+	}
+	s.sizeIn("get in v1 after status and scale", mustDo(s.t, http.StatusOK, http.MethodGet, s.v1+"/a", ""), "v1", 4)
+	s.hook.calls(s.t, s.review)
 }
 
 // lists lists in v2: one call per page.
