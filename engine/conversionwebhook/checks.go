@@ -1,7 +1,6 @@
 package conversionwebhook
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/tidwall/gjson"
@@ -10,7 +9,7 @@ import (
 
 // merge puts the converted objects in place of the pending ones, each
 // checked and with its metadata restored, as kube does.
-func (k *call) merge(converted []json.RawMessage) ([][]byte, string, error) {
+func (k *call) merge(converted [][]byte) ([][]byte, string, error) {
 	out := make([][]byte, len(k.objs))
 	copy(out, k.objs)
 	for i, at := range k.pending {
@@ -26,7 +25,7 @@ func (k *call) merge(converted []json.RawMessage) ([][]byte, string, error) {
 // accept checks one converted object against its original and restores its
 // metadata; errors in kube's words, which tell a list's item by its index.
 func (k *call) accept(i int, original, converted []byte) ([]byte, string, error) {
-	if !gjson.ValidBytes(converted) || !gjson.ParseBytes(converted).IsObject() {
+	if !gjson.ParseBytes(converted).IsObject() { // the response was valid JSON
 		return nil, failInvalid, k.invalidObject(i, fmt.Errorf("cannot unmarshal %s into an object", gjsonType(gjson.ParseBytes(converted))))
 	}
 	if err := k.checkTypeMeta(original, converted); err != nil {

@@ -94,20 +94,15 @@ func (k *call) run(ctx context.Context, client *webhook.Client) ([][]byte, strin
 		return nil, failCall, err
 	}
 	uid := meta.NewUID()
-	body, err := k.request(version, uid)
-	if err != nil {
-		return nil, failCall, err
-	}
-	answer, err := k.post(ctx, client, body)
+	answer, err := k.post(ctx, client, k.request(version, uid))
 	if err != nil {
 		return nil, failCall, k.failed(err)
 	}
+	if !gjson.ValidBytes(answer) {
+		return nil, failCall, k.failed(syntaxError(answer)) // kube's client fails to decode it
+	}
 	converted, err := convertedObjects(version, uid, answer)
 	if err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return nil, failCall, k.failed(err)
-		}
 		return nil, failMalformed, k.failed(err)
 	}
 	if len(converted) != len(k.pending) {
@@ -118,7 +113,7 @@ func (k *call) run(ctx context.Context, client *webhook.Client) ([][]byte, strin
 }
 
 // request encodes the review of the pending objects.
-func (k *call) request(version, uid string) ([]byte, error) {
+func (k *call) request(version, uid string) []byte {
 	pending := make([][]byte, len(k.pending))
 	for i, at := range k.pending {
 		pending[i] = k.objs[at]

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
 )
 
 // The versions of ConversionReview kube-apiserver speaks.
@@ -27,73 +30,82 @@ func reviewVersion(versions []string) (string, error) {
 	return "", errNoReviewVersion
 }
 
-// request is a ConversionReview as kube sends it: with an empty response.
-type request struct {
-	Kind       string          `json:"kind"`
-	APIVersion string          `json:"apiVersion"`
-	Request    reviewRequest   `json:"request"`
-	Response   json.RawMessage `json:"response"`
-}
-
-type reviewRequest struct {
-	UID               string            `json:"uid"`
-	DesiredAPIVersion string            `json:"desiredAPIVersion"`
-	Objects           []json.RawMessage `json:"objects"`
-}
-
-// emptyResponse is how kube's client encodes the request's empty response.
-var emptyResponse = json.RawMessage(`{"uid":"","convertedObjects":null,"result":{"metadata":{}}}`)
-
-// encodeRequest is the body of a call.
-func encodeRequest(version, uid, desired string, objs [][]byte) ([]byte, error) {
-	raw := make([]json.RawMessage, len(objs))
+// encodeRequest is the body of a call: a ConversionReview as kube sends
+// it, with an empty response. It is written out rather than marshalled:
+// the objects are valid JSON already (checked at the edge, or stored), and
+// a page of them is most of the body.
+func encodeRequest(version, uid, desired string, objs [][]byte) []byte {
+	size := 256
+	for _, o := range objs {
+		size += len(o) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"kind":"ConversionReview","apiVersion":`...)
+	b = strconv.AppendQuote(b, reviewGroup+"/"+version) // ASCII names: Go's quoting is JSON's
+	b = append(b, `,"request":{"uid":`...)
+	b = strconv.AppendQuote(b, uid)
+	b = append(b, `,"desiredAPIVersion":`...)
+	b = strconv.AppendQuote(b, desired)
+	b = append(b, `,"objects":[`...)
 	for i, o := range objs {
-		raw[i] = o
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, o...)
 	}
-	return json.Marshal(request{Kind: "ConversionReview", APIVersion: reviewGroup + "/" + version,
-		Request: reviewRequest{UID: uid, DesiredAPIVersion: desired, Objects: raw}, Response: emptyResponse})
+	return append(b, `]},"response":{"uid":"","convertedObjects":null,"result":{"metadata":{}}}}`...)
 }
 
-// response is the part of a ConversionReview read back.
-type response struct {
-	Kind       string `json:"kind"`
-	APIVersion string `json:"apiVersion"`
-	Response   *struct {
-		UID              string            `json:"uid"`
-		ConvertedObjects []json.RawMessage `json:"convertedObjects"`
-		Result           struct {
-			Status  string `json:"status"`
-			Message string `json:"message"`
-		} `json:"result"`
-	} `json:"response"`
-}
-
-// convertedObjects reads a response as kube's getConvertedObjectsFromResponse
-// does, with its words: a v1 review must be one and carry the request's uid
-// (a v1beta1 one is not checked for either).
-func convertedObjects(version, uid string, body []byte) ([]json.RawMessage, error) {
-	var r response
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, err
-	}
+// convertedObjects reads a response (valid JSON) as kube's
+// getConvertedObjectsFromResponse does, with its words: a v1 review must be
+// one and carry the request's uid (a v1beta1 one is not checked for
+// either). The objects are slices of body.
+func convertedObjects(version, uid string, body []byte) ([][]byte, error) {
+	review := gjson.ParseBytes(body)
 	if version == reviewV1 {
-		if got := gvkString(r.APIVersion, r.Kind); r.APIVersion != reviewGroup+"/"+reviewV1 || r.Kind != "ConversionReview" {
-			return nil, fmt.Errorf("expected webhook response of %s/%s, Kind=ConversionReview, got %s", reviewGroup, reviewV1, got)
+		apiVersion, kind := review.Get("apiVersion").String(), review.Get("kind").String()
+		if apiVersion != reviewGroup+"/"+reviewV1 || kind != "ConversionReview" {
+			return nil, fmt.Errorf("expected webhook response of %s/%s, Kind=ConversionReview, got %s",
+				reviewGroup, reviewV1, gvkString(apiVersion, kind))
 		}
 	}
-	if r.Response == nil {
+	response := review.Get("response")
+	if !response.IsObject() {
 		return nil, errors.New("no response provided")
 	}
-	if version == reviewV1 && r.Response.UID != uid {
-		return nil, fmt.Errorf("expected response.uid=%q, got %q", uid, r.Response.UID)
+	if got := response.Get("uid").String(); version == reviewV1 && got != uid {
+		return nil, fmt.Errorf("expected response.uid=%q, got %q", uid, got)
 	}
-	if res := r.Response.Result; res.Status != "Success" {
-		if res.Message != "" {
-			return nil, errors.New(res.Message)
+	if status := response.Get("result.status").String(); status != "Success" {
+		if message := response.Get("result.message").String(); message != "" {
+			return nil, errors.New(message)
 		}
-		return nil, fmt.Errorf("response.result.status was '%s', not 'Success'", res.Status)
+		return nil, fmt.Errorf("response.result.status was '%s', not 'Success'", status)
 	}
-	return r.Response.ConvertedObjects, nil
+	var objs [][]byte
+	response.Get("convertedObjects").ForEach(func(_, v gjson.Result) bool {
+		objs = append(objs, rawOf(body, v))
+		return true
+	})
+	return objs, nil
+}
+
+// rawOf is v's text, sliced out of body when gjson tells where it is.
+func rawOf(body []byte, v gjson.Result) []byte {
+	if v.Index > 0 {
+		return body[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
+	}
+	return []byte(v.Raw)
+}
+
+// syntaxError is encoding/json's error for a body that is not JSON, as
+// client-go's decoding of a response quotes it.
+func syntaxError(body []byte) error {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return err
+	}
+	return errors.New("invalid JSON")
 }
 
 // gvkString is apimachinery's GroupVersionKind.String for an apiVersion and
