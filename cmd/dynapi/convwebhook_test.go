@@ -268,6 +268,12 @@ func TestConversionWebhookDown(t *testing.T) {
 	url, _ := startPostgres(t)
 	w := startConversionWebhook(t)
 	base := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
+	// A webhook that cannot be called is refused as kube refuses it.
+	bad := mustDo(t, http.StatusUnprocessableEntity, http.MethodPost, base+crdsPath,
+		thingCRD("things", "Thing", map[string]any{"url": "http://127.0.0.1/convert"}, "v1"))
+	if cause := gjson.Get(bad, "details.causes.0"); cause.Get("field").Str != "spec.conversion.webhookClientConfig.url" {
+		t.Errorf("a webhook over http: %s", bad)
+	}
 	mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, thingCRD("things", "Thing", w.byURL(), "v1"))
 	v1 := base + "/apis/conv.example.com/v1/namespaces/default/things"
 	v2 := base + "/apis/conv.example.com/v2/namespaces/default/things"
