@@ -48,7 +48,7 @@ func (c *Converter) Convert(ctx context.Context, r *registry.Resource, objs [][]
 	if len(pending) == 0 {
 		return objs, nil
 	}
-	call := c.newCall(r, objs, pending, desired, list)
+	call := newCall(r, objs, pending, desired, list)
 	start := time.Now()
 	out, failure, err := call.run(ctx, c.client)
 	c.metrics.observe(r.Webhook.CRDName, call.fromVersion(), to, time.Since(start), failure)
@@ -61,7 +61,6 @@ func (c *Converter) Convert(ctx context.Context, r *registry.Resource, objs [][]
 // call is one call to a webhook, for the objects at pending.
 type call struct {
 	hook    *registry.ConversionWebhook
-	kind    string // r's kind, to check the converted objects against
 	gvk     string // the input's group/version and kind, in kube's errors
 	list    bool
 	desired string
@@ -69,13 +68,15 @@ type call struct {
 	pending []int
 }
 
-func (c *Converter) newCall(r *registry.Resource, objs [][]byte, pending []int, desired string, list bool) *call {
+// newCall prepares the call for the objects at pending; kube names a list
+// by its list kind in its errors.
+func newCall(r *registry.Resource, objs [][]byte, pending []int, desired string, list bool) *call {
 	from := gjson.GetBytes(objs[pending[0]], "apiVersion").String()
 	kind := r.Kind
 	if list {
 		kind = r.ListKind
 	}
-	return &call{hook: r.Webhook, kind: r.Kind, gvk: gvkString(from, kind), list: list, desired: desired,
+	return &call{hook: r.Webhook, gvk: gvkString(from, kind), list: list, desired: desired,
 		objs: objs, pending: pending}
 }
 

@@ -3,8 +3,9 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
+
+	"github.com/dynapi/dynapi/engine"
 )
 
 // ConversionWebhook is a CustomResourceDefinition's
@@ -62,15 +63,17 @@ type BatchConverter interface {
 	Convert(ctx context.Context, r *Resource, objs [][]byte, to string, list bool) ([][]byte, error)
 }
 
-// errNoWebhooks answers a conversion by webhook where none is called.
-var errNoWebhooks = errors.New("conversion webhooks are not called here")
+// ErrWebhookNotCalled answers a conversion that needs a webhook where none
+// is called (no converter was given, as in the offline tools): kube's 500
+// with no reason, as for a webhook that fails.
+var ErrWebhookNotCalled = engine.Errorf(engine.CodeUnknown, "conversion webhooks are not called here")
 
 // convertByWebhook converts one object of r for managedFields, as kube's
 // field manager does: through the webhook, outside of any request (kube
 // calls it with context.TODO); the call's own timeout bounds it.
 func convertByWebhook(webhooks BatchConverter, r *Resource, obj []byte, to string) ([]byte, error) {
 	if webhooks == nil {
-		return nil, errNoWebhooks
+		return nil, ErrWebhookNotCalled
 	}
 	out, err := webhooks.Convert(context.Background(), r, [][]byte{obj}, to, false)
 	if err != nil {

@@ -69,7 +69,7 @@ func hubIn(c converter, r *registry.Resource, h []byte, v *registry.Version) ([]
 // and what its stored version could not hold put back from its remainder.
 // Errors: those of r's conversion rules (no engine.Error code: a stored
 // object the rules cannot read is an internal error); for a kind converted
-// by its webhook, which it does not call, ErrWebhookNotCalled when o is
+// by its webhook, which it does not call, registry.ErrWebhookNotCalled when o is
 // stored in another version than the storage version.
 func StoredToHub(r *registry.Resource, o engine.Object) ([]byte, error) {
 	h, _, err := storedToHub(converter{}, r, o.StoredVersion, o.Body, o.Remainder)

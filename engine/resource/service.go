@@ -29,7 +29,7 @@ type Service struct {
 	GenerateName func(base string) string
 	// ConversionWebhooks converts the kinds whose definitions name a
 	// conversion webhook; nil: their objects cannot be converted, and
-	// what needs it fails (ErrWebhookNotCalled).
+	// what needs it fails (registry.ErrWebhookNotCalled).
 	ConversionWebhooks WebhookConverter
 
 	strategies map[engine.GroupResource]Strategy

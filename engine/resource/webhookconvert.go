@@ -17,15 +17,11 @@ type WebhookConverter interface {
 	Convert(ctx context.Context, r *registry.Resource, objs [][]byte, to string, list bool) ([][]byte, error)
 }
 
-// ErrWebhookNotCalled answers a conversion that needs a webhook where none
-// is called (a Service without ConversionWebhooks, the offline tools).
-var ErrWebhookNotCalled = engine.Errorf(engine.CodeUnknown, "conversion webhooks are not called here")
-
 // converter converts one request's objects between the versions of their
 // kind: by its rules, or by its webhook.
 type converter struct {
 	ctx      context.Context
-	webhooks WebhookConverter // nil: ErrWebhookNotCalled
+	webhooks WebhookConverter // nil: registry.ErrWebhookNotCalled
 }
 
 // converter is the converter of a request with ctx.
@@ -50,7 +46,7 @@ func (c converter) convert(r *registry.Resource, obj []byte, from, to string) ([
 // prunes what a webhook answers.
 func (c converter) batch(r *registry.Resource, objs [][]byte, to string, list bool) ([][]byte, error) {
 	if c.webhooks == nil {
-		return nil, ErrWebhookNotCalled
+		return nil, registry.ErrWebhookNotCalled
 	}
 	out, err := c.webhooks.Convert(c.ctx, r, objs, to, list)
 	if err != nil {
