@@ -119,7 +119,7 @@ func (w *watcher) run(ctx context.Context, initial bool, start int64) {
 		w.fail(ctx, err)
 		return
 	}
-	batch := make([]engine.Event, 0, maxWatchBatch)
+	var batch []engine.Event // grown as batches come: most hold one event
 	for ev := range events {
 		// What has come meanwhile is converted with it: one call to a
 		// conversion webhook per batch, none waited for.
