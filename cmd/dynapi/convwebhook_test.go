@@ -298,6 +298,17 @@ func TestConversionWebhookDown(t *testing.T) {
 			t.Errorf("%s with the webhook down = %d %s\nwant 500 with no reason and %q", r.what, code, out, r.want)
 		}
 	}
+	// kube's metrics count the failures, beside the client's.
+	_, metrics := httpGet(t, base+"/metrics")
+	for _, want := range []string{
+		`apiserver_crd_conversion_webhook_duration_seconds_count{crd_name="things.conv.example.com",from_version="v1",succeeded="false",to_version="v2"} 2`,
+		`apiserver_conversion_webhook_request_total{failure_type="conversion_webhook_call_failure",result="failure"} 3`,
+		`dynapi_webhook_failures_total{name="conversion_webhook_for_things.conv.example.com",reason="connection",type="conversion"} 3`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 	// What needs no conversion is served.
 	mustDo(t, http.StatusOK, http.MethodGet, v1+"/a", "")
 	mustDo(t, http.StatusOK, http.MethodGet, v1, "")
