@@ -5,6 +5,9 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	fieldpath "k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // merge puts the converted objects in place of the pending ones, each
@@ -123,17 +126,50 @@ func restoreMap(metadata []byte, answered gjson.Result, field string) ([]byte, e
 	if !answered.IsObject() {
 		return nil, fmt.Errorf("invalid metadata.%s of type %s in converted object", field, gjsonType(answered))
 	}
+	values := map[string]string{}
 	var err error
 	answered.ForEach(func(key, value gjson.Result) bool {
 		if value.Type != gjson.String {
 			err = fmt.Errorf("metadata.%s[%s] must be a string, but is %s in converted object", field, key.String(), gjsonType(value))
 		}
+		values[key.String()] = value.String()
 		return err == nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if changed(gjson.GetBytes(metadata, field), values) {
+		if err := validateMap(field, values); err != nil {
+			return nil, err
+		}
+	}
 	return sjson.SetRawBytes(metadata, field, []byte(answered.Raw))
+}
+
+// changed reports whether the webhook's labels or annotations differ from
+// the original's, which kube checks only then.
+func changed(original gjson.Result, answered map[string]string) bool {
+	n := 0
+	same := true
+	original.ForEach(func(key, value gjson.Result) bool {
+		n++
+		v, ok := answered[key.String()]
+		same = ok && v == value.String()
+		return same
+	})
+	return !same || n != len(answered)
+}
+
+// validateMap checks labels or annotations a webhook changed, as kube
+// does, with its paths (metadata.annotation: kube's own spelling).
+func validateMap(field string, values map[string]string) error {
+	var errs fieldpath.ErrorList
+	if field == "labels" {
+		errs = metav1validation.ValidateLabels(values, fieldpath.NewPath("metadata", "labels"))
+	} else {
+		errs = apivalidation.ValidateAnnotations(values, fieldpath.NewPath("metadata", "annotation"))
+	}
+	return errs.ToAggregate()
 }
 
 // gjsonType names a JSON value's type as Go's %T names what

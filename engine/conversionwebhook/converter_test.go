@@ -85,6 +85,9 @@ func TestConvertRefusesWhatKubeRefuses(t *testing.T) {
 		{"label not a string", func(r map[string]any) {
 			object(r, 0)["metadata"].(map[string]any)["labels"] = map[string]any{"app": 1}
 		}, false, gvk + " returned invalid metadata: metadata.labels[app] must be a string, but is int64 in converted object"},
+		{"label key", func(r map[string]any) {
+			object(r, 0)["metadata"].(map[string]any)["labels"] = map[string]any{"bad key": "x"}
+		}, false, gvk + ` returned invalid metadata: metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
 		{"in a list", func(r map[string]any) { object(r, 0)["metadata"].(map[string]any)["namespace"] = "other" }, true,
 			list + " returned invalid converted object at index 0: must have the same namespace: ns != other"},
 		{"metadata in a list", func(r map[string]any) { object(r, 0)["metadata"].(map[string]any)["annotations"] = "x" }, true,

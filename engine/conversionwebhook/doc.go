@@ -12,7 +12,8 @@
 //   - The response is checked with kube's words: its kind and uid (v1), its
 //     result, the count of convertedObjects, each one's apiVersion, kind,
 //     name, namespace and uid; its metadata is the original's again, except
-//     labels and annotations, which the webhook may change.
+//     labels and annotations, which the webhook may change (and which are
+//     then validated as kube validates them, with apimachinery's checks).
 //   - A failure is kube's 500 with no reason, "conversion webhook for
 //     <group/version, Kind=kind> failed: …", and counts in kube's metrics:
 //     apiserver_crd_conversion_webhook_duration_seconds, and
