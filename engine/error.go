@@ -29,6 +29,10 @@ const (
 	CodeTooManyRequests       Code = "TooManyRequests"
 	CodeUnavailable           Code = "ServiceUnavailable"
 	CodeInternal              Code = "InternalError"
+	// CodeUnknown is kube's StatusReasonUnknown: a 500 with no reason, what
+	// kube-apiserver answers for an error that is no API status (a failed
+	// conversion webhook, as kubectl shows it: "Error from server: …").
+	CodeUnknown Code = ""
 )
 
 // FieldError is one problem with one field, in the shape of a Kubernetes

@@ -38,7 +38,8 @@ func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) crd.Def
 		return nil
 	}
 	opts := reload.Options{Logger: cfg.Logger, RuntimeConfig: cfg.Files.RuntimeConfig, Policy: cfg.Files.Policy,
-		Preview: reload.StoredObjects{Store: storedLister{cfg.Service}}.Check, OnSwap: c.swapped, Progress: cfg.Files.Progress}
+		Preview: reload.StoredObjects{Store: storedLister{cfg.Service}}.Check, OnSwap: c.swapped, Progress: cfg.Files.Progress,
+		Webhooks: c.conversions}
 	if cfg.HTTP.Metrics != nil {
 		// Not a nil *Registry in the interface: a Registerer that is not
 		// nil but panics when used.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/conversionwebhook"
 	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
@@ -77,6 +78,8 @@ type ControlPlane struct {
 	// webhooks calls conversion and admission webhooks: one client, so
 	// that both share transports, service resolution and metrics.
 	webhooks *webhook.Client
+	// conversions converts by conversion webhooks through webhooks.
+	conversions *conversionwebhook.Converter
 }
 
 // Start starts everything Config names, in the order `dynapi serve`
@@ -106,6 +109,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 		c.indexer = newFieldIndexer(cfg.FieldIndexes, cfg.Logger)
 		c.Go(ctx, c.indexer.run)
 	}
+	c.startConversionWebhooks(cfg) // before anything reads or writes through the service
 	defs := c.startDefinitions(ctx, cfg)
 	namespaces := Register(cfg.Service)
 	authz := c.newRBAC(cfg) // before anything writes through the service

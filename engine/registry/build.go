@@ -41,7 +41,7 @@ func build(n *native, file string, opts LoadOptions) (*Resource, []string) {
 		return nil, failed
 	}
 	sortVersions(r.Versions)
-	r.Unenforced = n.unenforced()
+	r.Webhook = n.webhook
 	return r, nil
 }
 
@@ -53,15 +53,19 @@ func build(n *native, file string, opts LoadOptions) (*Resource, []string) {
 func (l *loader) bindFields() {
 	for _, r := range l.resources {
 		if r.Fields == nil {
-			r.Fields = apply.NewKind(fieldsSpec(r))
+			r.Fields = apply.NewKind(fieldsSpec(r, l.opts.Webhooks))
 		}
 	}
 }
 
 // fieldsSpec describes r for managedFields. Conversion is read when a
-// conversion is needed: the rules are bound to r before bindFields.
-func fieldsSpec(r *Resource) apply.Spec {
+// conversion is needed: the rules are bound to r before bindFields. A kind
+// converted by its webhook is converted by webhooks.
+func fieldsSpec(r *Resource, webhooks BatchConverter) apply.Spec {
 	s := apply.Spec{Group: r.Group, Kind: r.Kind, Convert: func(obj []byte, from, to string) ([]byte, error) {
+		if from != to && r.ConvertsByWebhook() {
+			return convertByWebhook(webhooks, r, obj, to)
+		}
 		return r.Conversion.Convert(obj, from, to)
 	}}
 	for _, v := range r.Versions {
@@ -72,15 +76,6 @@ func fieldsSpec(r *Resource) apply.Spec {
 		s.Versions = append(s.Versions, av)
 	}
 	return s
-}
-
-// unenforced lists what n declares that dynapi does not do yet.
-func (n *native) unenforced() []string {
-	var out []string
-	if n.conversionStrategy == "Webhook" {
-		out = append(out, "conversion: the webhook is not called; versions convert by the rules in conversions/, or by apiVersion alone")
-	}
-	return out
 }
 
 // build compiles the version's schema; the other fields were checked.

@@ -124,6 +124,9 @@ func (l *loader) loadRules(d document) {
 		return
 	}
 	r.Conversion, r.ConversionFile, r.rulesJSON = rules, d.file, d.json
+	if r.Webhook != nil {
+		r.Unenforced = append(slices.Clip(r.Unenforced), webhookNotCalled(d.file))
+	}
 }
 
 // refuseRules reports every problem of a rules document and refuses its

@@ -23,8 +23,8 @@ type crdSpec struct {
 	Names    crdNames     `json:"names"`
 	Scope    string       `json:"scope"`
 	Versions []crdVersion `json:"versions"`
-	// Conversion is accepted and ignored: dynapi converts with the rules in
-	// conversions/, and has no webhooks to call.
+	// Conversion names the conversion webhook, if any; rules in
+	// conversions/ for the kind win over it.
 	Conversion            json.RawMessage `json:"conversion"`
 	PreserveUnknownFields *bool           `json:"preserveUnknownFields"`
 }
@@ -102,11 +102,9 @@ func (c *crd) native() *native {
 		ShortNames: s.Names.ShortNames, Categories: s.Names.Categories,
 		Scope: s.Scope,
 	}
-	var conversion struct {
-		Strategy string `json:"strategy"`
-	}
+	var conversion crdConversion
 	_ = json.Unmarshal(s.Conversion, &conversion) // absent or malformed: no strategy
-	n.conversionStrategy = conversion.Strategy
+	n.webhook = conversion.webhook(s.Names.Plural + "." + s.Group)
 	for _, v := range s.Versions {
 		nv := nativeVersion{
 			Name: v.Name, Served: ptr(v.Served), Storage: v.Storage,

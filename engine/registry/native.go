@@ -23,9 +23,9 @@ type native struct {
 	Scope      string          `json:"scope"`
 	Versions   []nativeVersion `json:"versions"`
 
-	// conversionStrategy is a CRD's spec.conversion.strategy ("" in the
-	// native format, which has no webhooks).
-	conversionStrategy string
+	// webhook is a CRD's conversion webhook (nil in the native format,
+	// which has none).
+	webhook *ConversionWebhook
 }
 
 // nativeVersion is one entry of native.Versions.

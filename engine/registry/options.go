@@ -45,6 +45,10 @@ type LoadOptions struct {
 	// schema.Schema.CheckValidator): what Compile accepts compiles, and
 	// a check before a definition is stored makes sure of it.
 	CompileValidators bool
+	// Webhooks converts the objects of kinds converted by their conversion
+	// webhook where a load's products need it (managedFields recorded in
+	// another version); nil: those conversions fail.
+	Webhooks BatchConverter
 	// Progress, when set, is told how many of the definitions to compile
 	// are compiled: with done 0 before the first, then after each (a load
 	// of hundreds of published CRDs takes seconds). It is called from

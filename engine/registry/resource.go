@@ -33,10 +33,15 @@ type Resource struct {
 	// ConversionFile is the rules file, as a path within the conversions
 	// fs.FS given to Load; "" when there is none.
 	ConversionFile string
+	// Webhook is the conversion webhook the definition names (a
+	// CustomResourceDefinition's conversion strategy Webhook), nil when
+	// none; it converts the versions unless Conversion does (see
+	// ConvertsByWebhook).
+	Webhook *ConversionWebhook
 	// Unenforced says what the definition declares that dynapi accepts but
-	// does not do yet (CEL rules, the scale subresource, a conversion
-	// webhook), so that it is logged and answered as a warning rather than
-	// ignored in silence.
+	// does not do (a conversion webhook that a rules file overrides), so
+	// that it is logged and answered as a warning rather than ignored in
+	// silence.
 	Unenforced []string
 	// Fields tracks managedFields and merges server-side apply patches of
 	// the kind; its type information is built on the first write.

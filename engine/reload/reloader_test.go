@@ -313,13 +313,15 @@ func TestLoadedIsLoggedOnChange(t *testing.T) {
 }
 
 // TestUnenforcedIsLogged: a definition that declares what dynapi does not
-// do yet is served, and says so in the log when it is added or changes
-// what it declares, not at every build.
+// do (a conversion webhook that a rules file overrides) is served, and
+// says so in the log when it is added or changes what it declares, not at
+// every build.
 func TestUnenforcedIsLogged(t *testing.T) {
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
-	e := &testEnv{t: t, schemas: filepath.Join(t.TempDir(), "schemas")}
-	scaled := `apiVersion: apiextensions.k8s.io/v1
+	dir := t.TempDir()
+	e := &testEnv{t: t, schemas: filepath.Join(dir, "schemas"), conversions: filepath.Join(dir, "conversions")}
+	hooked := `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: widgets.shop.example.com}
 spec:
@@ -329,22 +331,27 @@ spec:
   conversion: {strategy: Webhook, webhook: {conversionReviewVersions: [v1], clientConfig: {url: "https://example.com/convert"}}}
   versions:
   - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+  - {name: v2, served: true, storage: false, schema: {openAPIV3Schema: {type: object}}}
 `
-	e.write("schemas/shop/widget.yaml", scaled)
-	e.r = New(e.schemas, "", Options{Logger: logger})
+	e.write("schemas/shop/widget.yaml", hooked)
+	e.write("conversions/shop/widget.yaml", "group: shop.example.com\nkind: Widget\nhub: v1\nversions:\n  v2:\n    toHub: []\n")
+	e.r = New(e.schemas, e.conversions, Options{Logger: logger})
 	steps := []struct {
 		what  string
 		build func()
 		want  int
 	}{
 		{"first build", func() { _ = e.r.Reload() }, 1},
-		{"same declarations", func() { e.write("schemas/shop/widget.yaml", scaled+"\n# edited\n"); _ = e.r.Reload() }, 1},
-		{"declarations gone", func() { e.write("schemas/shop/widget.yaml", definition("Widget", "widgets")); _ = e.r.Reload() }, 1},
-		{"declared again", func() { e.write("schemas/shop/widget.yaml", scaled); _ = e.r.Reload() }, 2},
+		{"same declarations", func() { e.write("schemas/shop/widget.yaml", hooked+"\n# edited\n"); _ = e.r.Reload() }, 1},
+		{"declarations gone", func() {
+			e.write("schemas/shop/widget.yaml", definition("Widget", "widgets", "- name: v2\n  schema: {type: object}\n"))
+			_ = e.r.Reload()
+		}, 1},
+		{"declared again", func() { e.write("schemas/shop/widget.yaml", hooked); _ = e.r.Reload() }, 2},
 	}
 	for _, s := range steps {
 		s.build()
-		if got := strings.Count(log.String(), `unenforced="conversion: the webhook is not called`); got != s.want {
+		if got := strings.Count(log.String(), `unenforced="conversion: the webhook is not called; the rules in shop/widget.yaml convert`); got != s.want {
 			t.Fatalf("after %s: %d warnings; want %d:\n%s", s.what, got, s.want, log.String())
 		}
 	}

@@ -3,6 +3,7 @@ package reload
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,14 +102,28 @@ func (s StoredObjects) Check(ctx context.Context, prev, next *registry.Resource)
 	if len(c.Versions) == 0 {
 		return c, nil
 	}
+	versions := checkedVersions(next, c.Versions)
 	_, err := s.Store.List(ctx, engine.ListOptions{Resource: next.GroupResource()}, func(o engine.Object) error {
-		c.add(o, checkStored(next, c.Versions, o))
+		if next.ConvertsByWebhook() && o.StoredVersion != next.StorageVersion {
+			return nil // read only through its webhook, which a check does not call for every object
+		}
+		c.add(o, checkStored(next, versions, o))
 		return nil
 	})
 	if err != nil {
 		return c, fmt.Errorf("check stored %s: %w", next.GroupResource(), err)
 	}
 	return c, nil
+}
+
+// checkedVersions are the versions of next the stored objects are checked
+// in: those changed, or of a kind converted by its webhook, only its
+// storage version (the others are the webhook's business).
+func checkedVersions(next *registry.Resource, changed []string) []string {
+	if !next.ConvertsByWebhook() {
+		return changed
+	}
+	return slices.DeleteFunc(slices.Clone(changed), func(v string) bool { return v != next.StorageVersion })
 }
 
 // storedProblems are what checkStored finds wrong with one object: the

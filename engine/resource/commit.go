@@ -14,7 +14,8 @@ import (
 // store is the pipeline's last step: it converts the object to the storage
 // version and writes it, unless the request is a dry run. The answer is
 // the written object with its new resourceVersion: it was converted from
-// the target's version once, and is not converted back.
+// the target's version once, and is not converted back (but for a kind
+// converted by its webhook, see answer).
 func (s *Service) store(ctx context.Context, w *Write) error {
 	var err error
 	switch w.Operation {
@@ -54,9 +55,26 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 		if err != nil {
 			return err
 		}
-		w.result.object, err = stamp(w.Object, created.ResourceVersion)
+		w.result.object, err = s.answer(ctx, w, created)
 		return err
 	}
+}
+
+// answer is a write's answer: the written object with its new
+// resourceVersion. For a kind converted by its webhook, written in another
+// version than the storage version, it is the stored object converted
+// back, as kube answers: the webhook's way back need not give what it was
+// given.
+func (s *Service) answer(ctx context.Context, w *Write, stored engine.Object) ([]byte, error) {
+	r := w.Target.Resource
+	if !r.ConvertsByWebhook() || w.Target.Version.Name == r.StorageVersion {
+		return stamp(w.Object, stored.ResourceVersion)
+	}
+	out, err := fromStorage(s.converter(ctx), w.Target, stored)
+	if err != nil {
+		return nil, err
+	}
+	return stamp(out, stored.ResourceVersion)
 }
 
 // maxGenerateNameAttempts is how often a create whose name the server
@@ -65,7 +83,7 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 const maxGenerateNameAttempts = 8
 
 func (s *Service) storeNew(ctx context.Context, w *Write) (engine.Object, error) {
-	stored, err := toStorage(w.Target, w.Name, w.Object, 0, nil)
+	stored, err := toStorage(s.converter(ctx), w.Target, w.Name, w.Object, 0, nil)
 	if err != nil {
 		return engine.Object{}, err
 	}
@@ -99,7 +117,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	if w.Options.DryRun || unchanged {
 		return nil
 	}
-	stored, err := toStorage(w.Target, w.Name, w.Object, w.stored.ResourceVersion, w.oldHub)
+	stored, err := toStorage(s.converter(ctx), w.Target, w.Name, w.Object, w.stored.ResourceVersion, w.oldHub)
 	if err != nil {
 		return err
 	}
@@ -109,7 +127,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	}
 	if !gjson.GetBytes(w.Object, "metadata.deletionTimestamp").Exists() || hasFinalizers(w.Object) ||
 		!w.strategy.Finalized(updated.Body) {
-		w.result.object, err = stamp(w.Object, updated.ResourceVersion)
+		w.result.object, err = s.answer(ctx, w, updated)
 		return err
 	}
 	last, err := s.storage.Delete(ctx, updated.Key, updated.ResourceVersion)
@@ -118,7 +136,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	}
 	s.removed(last.Key)
 	s.deleted(last.Key)
-	w.result.object, err = fromStorage(w.Target, last)
+	w.result.object, err = fromStorage(s.converter(ctx), w.Target, last)
 	return err
 }
 
@@ -133,7 +151,7 @@ func (s *Service) storeDelete(ctx context.Context, w *Write) error {
 			return err
 		}
 	}
-	w.result.object, err = fromStorage(w.Target, last)
+	w.result.object, err = fromStorage(s.converter(ctx), w.Target, last)
 	return err
 }
 

@@ -22,22 +22,22 @@ func Hub(r *registry.Resource) string {
 }
 
 // fromStorage converts a stored object into the target's version.
-func fromStorage(t Target, o engine.Object) ([]byte, error) {
-	return storedIn(t.Resource, o.StoredVersion, o.Body, o.Remainder, t.Version)
+func fromStorage(c converter, t Target, o engine.Object) ([]byte, error) {
+	return storedIn(c, t.Resource, o.StoredVersion, o.Body, o.Remainder, t.Version)
 }
 
 // storedIn converts a stored body (with its remainder) into version v,
 // pruned to what v holds.
-func storedIn(r *registry.Resource, stored string, body, remainder []byte, v *registry.Version) ([]byte, error) {
+func storedIn(c converter, r *registry.Resource, stored string, body, remainder []byte, v *registry.Version) ([]byte, error) {
 	if r.Conversion == nil {
 		body, _ = storedDefaults(r, stored, body)
-		return r.Conversion.Convert(body, stored, v.Name)
+		return c.convert(r, body, stored, v.Name)
 	}
-	h, _, err := storedToHub(r, stored, body, remainder)
+	h, _, err := storedToHub(c, r, stored, body, remainder)
 	if err != nil {
 		return nil, err
 	}
-	return hubIn(r, h, v)
+	return hubIn(c, r, h, v)
 }
 
 // storedDefaults gives a stored body the defaults of the schema of the
@@ -56,8 +56,8 @@ func storedDefaults(r *registry.Resource, stored string, body []byte) ([]byte, b
 
 // hubIn converts h, an object in the hub version, into version v, pruned
 // to what v holds.
-func hubIn(r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) {
-	out, err := r.Conversion.Convert(h, Hub(r), v.Name)
+func hubIn(c converter, r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) {
+	out, err := c.convert(r, h, Hub(r), v.Name)
 	if err != nil || r.Conversion == nil {
 		return out, err
 	}
@@ -68,9 +68,11 @@ func hubIn(r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) 
 // every read does first: with the defaults of the schema it is stored in,
 // and what its stored version could not hold put back from its remainder.
 // Errors: those of r's conversion rules (no engine.Error code: a stored
-// object the rules cannot read is an internal error).
+// object the rules cannot read is an internal error); for a kind converted
+// by its webhook, which it does not call, registry.ErrWebhookNotCalled when o is
+// stored in another version than the storage version.
 func StoredToHub(r *registry.Resource, o engine.Object) ([]byte, error) {
-	h, _, err := storedToHub(r, o.StoredVersion, o.Body, o.Remainder)
+	h, _, err := storedToHub(converter{}, r, o.StoredVersion, o.Body, o.Remainder)
 	return h, err
 }
 
@@ -88,20 +90,20 @@ func ToStorageVersion(r *registry.Resource, o engine.Object) (engine.Object, err
 	if err != nil {
 		return engine.Object{}, err
 	}
-	obj, err := hubIn(r, h, storage)
+	obj, err := hubIn(converter{}, r, h, storage)
 	if err != nil {
 		return engine.Object{}, err
 	}
 	t := Target{Resource: r, Version: storage, Namespace: o.Key.Namespace}
-	return toStorage(t, o.Key.Name, obj, o.ResourceVersion, h)
+	return toStorage(converter{}, t, o.Key.Name, obj, o.ResourceVersion, h)
 }
 
 // storedToHub gives a stored body its storage defaults (defaulted says
 // whether it lacked some), converts it to the hub and puts back what its
 // stored version could not hold.
-func storedToHub(r *registry.Resource, stored string, body, remainder []byte) (h []byte, defaulted bool, err error) {
+func storedToHub(c converter, r *registry.Resource, stored string, body, remainder []byte) (h []byte, defaulted bool, err error) {
 	body, defaulted = storedDefaults(r, stored, body)
-	if h, err = r.Conversion.Convert(body, stored, Hub(r)); err != nil || remainder == nil {
+	if h, err = c.convert(r, body, stored, Hub(r)); err != nil || remainder == nil {
 		return h, defaulted, err
 	}
 	h, err = convert.Restore(h, remainder)
@@ -118,14 +120,14 @@ func pruneTo(v *registry.Version, obj []byte) ([]byte, error) {
 // oldHub is the object it replaces, in the hub version (nil on create):
 // what the target's version cannot show of it is kept, so that an update
 // through an older version erases nothing it could not see.
-func toStorage(t Target, name string, obj []byte, rv int64, oldHub []byte) (engine.Object, error) {
+func toStorage(c converter, t Target, name string, obj []byte, rv int64, oldHub []byte) (engine.Object, error) {
 	r := t.Resource
 	stored := engine.Object{Key: t.key(name), StoredVersion: r.StorageVersion, ResourceVersion: rv}
 	if r.Conversion == nil || t.Version.Name == r.StorageVersion && t.Version.Name == Hub(r) {
-		// One shape (or the version written is the hub and the storage
-		// version): only apiVersion may change, and obj was pruned to
-		// the version it is written in.
-		body, err := r.Conversion.Convert(obj, t.Version.Name, r.StorageVersion)
+		// One shape, or a webhook's (or the version written is the hub
+		// and the storage version): only apiVersion may change, and obj
+		// was pruned to the version it is written in.
+		body, err := c.convert(r, obj, t.Version.Name, r.StorageVersion)
 		stored.Body = body
 		return stored, err
 	}

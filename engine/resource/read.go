@@ -12,7 +12,7 @@ func (s *Service) Get(ctx context.Context, t Target, name string) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	return fromStorage(t, o)
+	return fromStorage(s.converter(ctx), t, o)
 }
 
 // List streams the objects opts selects, each in the target's version, to
@@ -25,13 +25,29 @@ func (s *Service) List(ctx context.Context, t Target, opts engine.ListOptions, e
 	}
 	opts = f.storeOptions(opts)
 	opts.Resource, opts.Namespace = t.GroupResource(), t.Namespace
-	return s.storage.List(ctx, opts, func(o engine.Object) error {
-		out, err := fromStorage(t, o)
-		if err != nil || !f.matchSelectable(out) {
-			return err
+	c := s.converter(ctx)
+	matching := func(out []byte) error {
+		if !f.matchSelectable(out) {
+			return nil
 		}
 		return each(out)
-	})
+	}
+	if !t.Resource.ConvertsByWebhook() {
+		return s.storage.List(ctx, opts, func(o engine.Object) error {
+			out, err := fromStorage(c, t, o)
+			if err != nil {
+				return err
+			}
+			return matching(out)
+		})
+	}
+	// One call to the webhook per page (or per listBatch objects).
+	b := newBatcher(opts.Limit, func(objs []engine.Object) ([][]byte, error) { return fromStorageBatch(c, t, objs) }, matching)
+	meta, err := s.storage.List(ctx, opts, b.add)
+	if err != nil {
+		return meta, err
+	}
+	return meta, b.flush()
 }
 
 // ListMetadata is List for a metadata-only list (PartialObjectMetadataList):

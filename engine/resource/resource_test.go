@@ -72,13 +72,6 @@ func TestDecodingProblems(t *testing.T) {
 	}
 }
 
-func TestNewUID(t *testing.T) {
-	a, b := newUID(), newUID()
-	if len(a) != 36 || a[14] != '4' || a == b {
-		t.Fatalf("newUID = %q, %q", a, b)
-	}
-}
-
 func TestCheckWatchOptions(t *testing.T) {
 	target := Target{Resource: &registry.Resource{Kind: "Widget"}}
 	yes, no := true, false

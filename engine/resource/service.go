@@ -27,6 +27,10 @@ type Service struct {
 	Now func() time.Time
 	// GenerateName makes a name from metadata.generateName.
 	GenerateName func(base string) string
+	// ConversionWebhooks converts the kinds whose definitions name a
+	// conversion webhook; nil: their objects cannot be converted, and
+	// what needs it fails (registry.ErrWebhookNotCalled).
+	ConversionWebhooks WebhookConverter
 
 	strategies map[engine.GroupResource]Strategy
 	onRemove   []func(engine.ObjectKey)

@@ -43,10 +43,11 @@ func (s *Service) loadForUpdate(ctx context.Context, t Target, name string, opts
 		return nil, err
 	}
 	w := &Write{Target: t, Operation: UpdateOperation, Name: name, Options: opts, stored: stored}
-	if w.oldHub, w.oldDefaulted, err = storedToHub(t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
+	c := s.converter(ctx)
+	if w.oldHub, w.oldDefaulted, err = storedToHub(c, t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
 		return nil, err
 	}
-	if w.Old, err = hubIn(t.Resource, w.oldHub, t.Version); err != nil {
+	if w.Old, err = hubIn(c, t.Resource, w.oldHub, t.Version); err != nil {
 		return nil, err
 	}
 	if w.Old, w.oldManaged, err = apply.CutManagedFields(w.Old); err != nil {

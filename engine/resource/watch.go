@@ -119,11 +119,88 @@ func (w *watcher) run(ctx context.Context, initial bool, start int64) {
 		w.fail(ctx, err)
 		return
 	}
+	var batch []engine.Event // grown as batches come: most hold one event
 	for ev := range events {
-		if !w.forward(ctx, ev) {
+		// What has come meanwhile is converted with it: one call to a
+		// conversion webhook per batch, none waited for.
+		if !w.forwardAll(ctx, drain(events, append(batch[:0], ev))) {
 			return
 		}
 	}
+}
+
+// maxWatchBatch bounds how many events a watch converts together.
+const maxWatchBatch = 100
+
+// drain appends to batch the events already waiting in events, without
+// blocking, up to maxWatchBatch.
+func drain(events <-chan engine.Event, batch []engine.Event) []engine.Event {
+	for len(batch) < maxWatchBatch {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, ev)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// forwardAll converts, filters and sends a batch of store events. It
+// returns false when the watch is over.
+func (w *watcher) forwardAll(ctx context.Context, evs []engine.Event) bool {
+	objs, err := w.convertAll(ctx, evs)
+	if err != nil {
+		w.fail(ctx, err)
+		return false
+	}
+	for i, ev := range evs {
+		if !w.forward(ctx, ev, objs[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// converted is an event's object and previous object, in the target's
+// version (nil when the event has none).
+type converted struct{ obj, prev []byte }
+
+// convertAll converts the objects of evs, in one batch.
+func (w *watcher) convertAll(ctx context.Context, evs []engine.Event) ([]converted, error) {
+	var stored []engine.Object
+	for _, ev := range evs {
+		if ev.Type == engine.EventError || ev.Type == engine.EventBookmark {
+			continue
+		}
+		stored = append(stored, ev.Object)
+		if ev.Type != engine.EventDeleted && ev.Prev != nil {
+			stored = append(stored, prevOf(ev))
+		}
+	}
+	objs, err := fromStorageBatch(w.service.converter(ctx), w.target, stored)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]converted, len(evs))
+	for i, ev := range evs {
+		if ev.Type == engine.EventError || ev.Type == engine.EventBookmark {
+			continue
+		}
+		out[i].obj, objs = objs[0], objs[1:]
+		if ev.Type != engine.EventDeleted && ev.Prev != nil {
+			out[i].prev, objs = objs[0], objs[1:]
+		}
+	}
+	return out, nil
+}
+
+// prevOf is the stored object an event replaced.
+func prevOf(ev engine.Event) engine.Object {
+	return engine.Object{Key: ev.Object.Key, StoredVersion: ev.PrevStoredVersion, Body: ev.Prev, Remainder: ev.PrevRemainder}
 }
 
 // sendInitial sends the current state as ADDED events and returns the
@@ -144,9 +221,9 @@ func (w *watcher) sendInitial(ctx context.Context) (int64, error) {
 	return meta.ResourceVersion, nil
 }
 
-// forward converts, filters and sends one store event. It returns false
-// when the watch is over.
-func (w *watcher) forward(ctx context.Context, ev engine.Event) bool {
+// forward filters and sends one store event, its objects converted. It
+// returns false when the watch is over.
+func (w *watcher) forward(ctx context.Context, ev engine.Event, objs converted) bool {
 	switch ev.Type {
 	case engine.EventError:
 		w.fail(ctx, ev.Err)
@@ -157,7 +234,7 @@ func (w *watcher) forward(ctx context.Context, ev engine.Event) bool {
 		}
 		return w.send(ctx, WatchEvent{Type: engine.EventBookmark, Object: w.bookmark(ev.Object.ResourceVersion, false)})
 	}
-	out, err := w.translate(ev)
+	out, err := w.translate(ev, objs)
 	if err != nil {
 		w.fail(ctx, err)
 		return false
@@ -171,21 +248,15 @@ func (w *watcher) forward(ctx context.Context, ev engine.Event) bool {
 // translate turns a store event into what this watcher sees: an object that
 // starts matching the selectors is ADDED, one that stops matching DELETED.
 // A zero Type means the event is not for this watcher.
-func (w *watcher) translate(ev engine.Event) (WatchEvent, error) {
-	obj, err := fromStorage(w.target, ev.Object)
-	if err != nil {
-		return WatchEvent{}, err
-	}
+func (w *watcher) translate(ev engine.Event, objs converted) (WatchEvent, error) {
+	obj := objs.obj
 	cur := ev.Type != engine.EventDeleted && w.filter.match(obj)
 	var prevObj []byte
 	prev := false
 	if ev.Type == engine.EventDeleted {
 		prevObj, prev = obj, w.filter.match(obj)
 	} else if ev.Prev != nil {
-		p := engine.Object{Key: ev.Object.Key, StoredVersion: ev.PrevStoredVersion, Body: ev.Prev, Remainder: ev.PrevRemainder}
-		if prevObj, err = fromStorage(w.target, p); err != nil {
-			return WatchEvent{}, err
-		}
+		prevObj = objs.prev
 		prev = w.filter.match(prevObj)
 	}
 	switch {

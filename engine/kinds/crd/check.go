@@ -86,7 +86,8 @@ func cause(reason string) engine.FieldError {
 // approval rule for the Kubernetes community's groups.
 type Strategy struct{ resource.CustomResource }
 
-// Validate runs Check, and refuses a definition in a protected group
+// Validate runs Check and kube's checks of spec.conversion, and refuses a
+// definition in a protected group
 // (k8s.io, kubernetes.io) without the api-approved.kubernetes.io
 // annotation, as kube-apiserver does for the objects written through the
 // API; definition files are the operator's own and are not held to it.
@@ -95,5 +96,6 @@ func (Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 		return nil, nil
 	}
 	causes, warnings := Check(w.Object)
+	causes = append(causes, checkConversion(w.Object, w.Old)...)
 	return append(causes, checkApproval(w.Object, w.Old)...), warnings
 }
