@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
@@ -48,5 +49,24 @@ func TestNamespaceMarkedBeforeStartIsEmptied(t *testing.T) {
 	// Within waitFor's 2 s, well before the 10 s recheck: the first look is at start.
 	for _, path := range []string{"/apis/shop.example.com/v1/namespaces/half/widgets/w", "/api/v1/namespaces/half"} {
 		waitFor(t, http.StatusNotFound, path, "http://"+second.Addr())
+	}
+}
+
+// TestSystemNamespaces: default, kube-system, kube-public and
+// kube-node-lease exist once the server starts, as kube-apiserver creates
+// them, and none of them can be deleted.
+func TestSystemNamespaces(t *testing.T) {
+	url, _ := startPostgres(t)
+	base := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
+	for _, name := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
+		t.Run(name, func(t *testing.T) {
+			mustDo(t, http.StatusOK, http.MethodGet, base+"/api/v1/namespaces/"+name, "")
+			body := mustDo(t, http.StatusForbidden, http.MethodDelete, base+"/api/v1/namespaces/"+name, "")
+			want := `namespaces "` + name + `" is forbidden: this namespace may not be deleted`
+			if got := gjson.Get(body, "message").String(); got != want {
+				t.Errorf("message %q, want %q", got, want)
+			}
+			mustDo(t, http.StatusOK, http.MethodGet, base+"/api/v1/namespaces/"+name, "")
+		})
 	}
 }

@@ -82,8 +82,8 @@ type ControlPlane struct {
 // Start starts everything Config names, in the order `dynapi serve`
 // needs: the definitions (loaded when it returns) and the field indexes
 // that follow them, the strategies, the garbage collector, the stored
-// CustomResourceDefinitions (served when it returns), the "default"
-// namespace and its finalizer, the HTTP API, the RBAC bootstrap roles
+// CustomResourceDefinitions (served when it returns), the system
+// namespaces and their finalizer, the HTTP API, the RBAC bootstrap roles
 // and index (listed when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
@@ -116,10 +116,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	if err := c.serveStoredDefinitions(ctx, cfg, defs); err != nil {
 		return err
 	}
-	err := namespace.Ensure(ctx, cfg.Service, c.snapshots.Load(), "default")
-	if engine.ErrorCode(err) == engine.CodeNotFound {
-		cfg.Logger.Warn("namespaced kinds cannot be used", "reason", err)
-	} else if err != nil {
+	if err := ensureNamespaces(ctx, cfg, c.snapshots.Load()); err != nil {
 		return err
 	}
 	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
@@ -133,6 +130,22 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	c.prepare(cfg.Logger)
 	return c.serve(cfg)
+}
+
+// ensureNamespaces creates the system namespaces unless they exist; a
+// server with no Namespace kind (switched off) only says so.
+func ensureNamespaces(ctx context.Context, cfg Config, snap *registry.Snapshot) error {
+	for _, name := range namespace.System {
+		err := namespace.Ensure(ctx, cfg.Service, snap, name)
+		if engine.ErrorCode(err) == engine.CodeNotFound {
+			cfg.Logger.Warn("namespaced kinds cannot be used", "reason", err)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newAPI builds the HTTP API of cfg, authorized by authz when set.
