@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -62,7 +63,7 @@ func (s *Server) audit(next http.Handler) http.Handler {
 				panic(p)
 			}
 		}()
-		next.ServeHTTP(rec, r)
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), auditEventKey{}, ev)))
 		ev.ResponseStatus = rec.status()
 		if rec.keep && !rec.over && gjson.ValidBytes(rec.body.Bytes()) {
 			ev.ResponseObject = bytes.TrimSpace(rec.body.Bytes())
@@ -70,6 +71,10 @@ func (s *Server) audit(next http.Handler) http.Handler {
 		s.writeAudit(ev, audit.StageResponseComplete, omit)
 	})
 }
+
+// auditEventKey is the context key of the request's *audit.Event, which
+// impersonation completes with the impersonated user.
+type auditEventKey struct{}
 
 func (s *Server) writeAudit(ev *audit.Event, stage audit.Stage, omit []audit.Stage) {
 	ev.Stage, ev.StageTimestamp = stage, audit.MicroTime(time.Now())

@@ -166,7 +166,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // too.
 func (s *Server) routes() {
 	s.router.Use(s.recoverPanics, withRequestInfo, s.metrics.instrument, s.authenticate, s.audit,
-		refuseBadQueries, s.guardOpen, s.refuseImpersonation, s.authorize, s.limit, s.withTimeout)
+		refuseBadQueries, s.guardOpen, s.impersonate, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
