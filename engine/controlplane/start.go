@@ -60,6 +60,10 @@ type Config struct {
 	// Serving, when set, is where Start listens and serves the API; nil:
 	// the caller serves API itself (a test's httptest.Server).
 	Serving *Serving
+	// ServiceAccounts, when set, issues and authenticates service-account
+	// tokens (TokenRequest, the authenticator, OIDC discovery); nil:
+	// none are issued.
+	ServiceAccounts *ServiceAccounts
 }
 
 // ControlPlane is a wired, running API: the one wiring that cmd/dynapi
@@ -123,6 +127,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	c.Go(ctx, func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	if collector != nil {
 		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
+	}
+	if err := c.startServiceAccounts(ctx, &cfg); err != nil {
+		return err
 	}
 	c.API = c.newAPI(cfg, authz)
 	if err := c.startRBAC(ctx, cfg, authz); err != nil {
