@@ -10,7 +10,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/authn"
 	"github.com/dynapi/dynapi/engine/resource"
-	"github.com/dynapi/dynapi/engine/serviceaccount"
+	"github.com/dynapi/dynapi/engine/satoken"
 )
 
 // DefaultIssuer is the service-account issuer when none is given: the
@@ -71,38 +71,38 @@ func (c *ControlPlane) startServiceAccounts(ctx context.Context, cfg *Config) er
 }
 
 // newTokens reads sa's keys, generating the signing key when none is given.
-func newTokens(ctx context.Context, sa *ServiceAccounts, lookup serviceaccount.Lookup) (*serviceaccount.Tokens, error) {
+func newTokens(ctx context.Context, sa *ServiceAccounts, lookup satoken.Lookup) (*satoken.Tokens, error) {
 	pemKey := sa.SigningKey
 	if pemKey == nil {
 		if sa.Keys == nil {
 			return nil, fmt.Errorf("service account tokens: no signing key and nowhere to keep a generated one")
 		}
 		var err error
-		if pemKey, err = sa.Keys.SigningKey(ctx, signingKeyName, serviceaccount.GenerateKey); err != nil {
+		if pemKey, err = sa.Keys.SigningKey(ctx, signingKeyName, satoken.GenerateKey); err != nil {
 			return nil, err
 		}
 	}
-	key, err := serviceaccount.ParsePrivateKey(pemKey)
+	key, err := satoken.ParsePrivateKey(pemKey)
 	if err != nil {
 		return nil, fmt.Errorf("service account signing key: %w", err)
 	}
-	opts := serviceaccount.Options{Issuers: sa.Issuers, Audiences: sa.Audiences, SigningKey: key,
+	opts := satoken.Options{Issuers: sa.Issuers, Audiences: sa.Audiences, SigningKey: key,
 		MaxExpiration: sa.MaxExpiration, Lookup: lookup}
 	if len(opts.Issuers) == 0 {
 		opts.Issuers = []string{DefaultIssuer}
 	}
 	if sa.PublicKeys != nil {
-		if opts.PublicKeys, err = serviceaccount.ParsePublicKeys(sa.PublicKeys); err != nil {
+		if opts.PublicKeys, err = satoken.ParsePublicKeys(sa.PublicKeys); err != nil {
 			return nil, fmt.Errorf("service account key file: %w", err)
 		}
 	}
-	return serviceaccount.New(opts)
+	return satoken.New(opts)
 }
 
 // serviceAccountLookup reads stored ServiceAccounts for the token
 // authenticator: a token lives while its ServiceAccount does, with the
 // uid it names.
-func (c *ControlPlane) serviceAccountLookup(service *resource.Service) serviceaccount.Lookup {
+func (c *ControlPlane) serviceAccountLookup(service *resource.Service) satoken.Lookup {
 	return func(ctx context.Context, namespace, name string) (string, bool, error) {
 		res, ver, ok := c.snapshots.Load().Lookup("", "v1", "serviceaccounts")
 		if !ok {

@@ -18,7 +18,7 @@ import (
 )
 
 // ServiceAccountTokens issues service-account tokens, authenticates them
-// and publishes the keys that verify them (*serviceaccount.Tokens).
+// and publishes the keys that verify them (*satoken.Tokens).
 type ServiceAccountTokens interface {
 	authn.Authenticator
 	// Issue signs a token for the ServiceAccount namespace/name of uid.

@@ -1,4 +1,4 @@
-// Package serviceaccount issues and verifies service-account tokens as
+// Package satoken issues and verifies service-account tokens as
 // kube-apiserver does: JWTs signed with the server's key (RS256 or ES256,
 // the key's id kube's hash of its public key), carrying the issuer, the
 // audiences, an expiry, a JTI and the "kubernetes.io" claims that bind
@@ -10,4 +10,4 @@
 //
 // It is the one owner of the JOSE library (go-jose, kube's own): no other
 // package signs or parses these tokens.
-package serviceaccount
+package satoken
