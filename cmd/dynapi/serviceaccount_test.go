@@ -204,3 +204,24 @@ func TestServiceAccountKeySharedByProcesses(t *testing.T) {
 		t.Fatalf("key sets differ:\n%s\n%s", firstKeys, secondKeys)
 	}
 }
+
+// Every namespace has a ServiceAccount named default, created with it and
+// again when it is deleted, as kube's controller keeps it; the system
+// namespaces have one from the start.
+func TestDefaultServiceAccount(t *testing.T) {
+	url, _ := startPostgres(t)
+	_, s := startRBAC(t, url)
+	s.must(http.StatusCreated, "admin", "POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"fresh"}}`)
+	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease", "fresh"} {
+		s.eventually(http.StatusOK, "admin", "GET", "/api/v1/namespaces/"+ns+"/serviceaccounts/default", "")
+	}
+	first := gjson.Get(s.must(http.StatusOK, "admin", "GET", "/api/v1/namespaces/fresh/serviceaccounts/default", ""), "metadata.uid").String()
+	s.must(http.StatusOK, "admin", "DELETE", "/api/v1/namespaces/fresh/serviceaccounts/default", "")
+	s.eventually(http.StatusOK, "admin", "GET", "/api/v1/namespaces/fresh/serviceaccounts/default", "")
+	again := gjson.Get(s.must(http.StatusOK, "admin", "GET", "/api/v1/namespaces/fresh/serviceaccounts/default", ""), "metadata.uid").String()
+	if again == first {
+		t.Fatalf("default ServiceAccount not re-created: uid %s", again)
+	}
+	// Its token works at once.
+	s.token("fresh", "default")
+}

@@ -48,7 +48,9 @@ type Config struct {
 	// (the postgres Store), in the background; nil: none are made.
 	FieldIndexes FieldIndexer
 	// NamespaceRecheck is how often the namespace finalizer looks for
-	// namespaces marked through other processes, and GCRecheck how often
+	// namespaces marked through other processes (and the default
+	// ServiceAccount controller for namespaces created through them),
+	// and GCRecheck how often
 	// the garbage collector looks for work done through them; 0: every
 	// 10 seconds.
 	NamespaceRecheck, GCRecheck time.Duration
@@ -87,7 +89,7 @@ type ControlPlane struct {
 // needs: the definitions (loaded when it returns) and the field indexes
 // that follow them, the strategies, the garbage collector, the stored
 // CustomResourceDefinitions (served when it returns), the system
-// namespaces and their finalizer, the HTTP API, the RBAC bootstrap roles
+// namespaces, their finalizer and their default ServiceAccounts, the HTTP API, the RBAC bootstrap roles
 // and index (listed when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
@@ -111,7 +113,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 		c.Go(ctx, c.indexer.run)
 	}
 	defs := c.startDefinitions(ctx, cfg)
-	namespaces := Register(cfg.Service)
+	namespaces, accounts := Register(cfg.Service)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
 	if cfg.Collect != nil {
@@ -125,6 +127,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
 	c.Go(ctx, func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	c.Go(ctx, func(ctx context.Context) { accounts.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	if collector != nil {
 		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
 	}

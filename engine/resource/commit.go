@@ -54,6 +54,7 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 		if err != nil {
 			return err
 		}
+		s.created(created.Key)
 		w.result.object, err = stamp(w.Object, created.ResourceVersion)
 		return err
 	}
