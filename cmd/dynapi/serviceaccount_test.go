@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -179,6 +180,19 @@ func TestKubectlCreateToken(t *testing.T) {
 	admin.run("create", "rolebinding", "robot-view", "-n", "ops", "--clusterrole=view", "--serviceaccount=ops:robot")
 	if out, err := robot.exec("get", "serviceaccounts", "-n", "ops", "-o", "name"); err != nil || !strings.Contains(out, "serviceaccount/robot") {
 		t.Fatalf("robot with its binding: %v\n%s", err, out)
+	}
+	// The README's kubeconfig of a service account.
+	kubeconfig := secretFile(t, dir, "robot.kubeconfig", []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: dynapi, cluster: {server: "https://`+m.Addr()+`", certificate-authority: ca.crt}}]
+users: [{name: robot, user: {token: "`+token+`"}}]
+contexts: [{name: robot, context: {cluster: dynapi, user: robot, namespace: ops}}]
+current-context: robot
+`))
+	cmd := exec.Command("kubectl", "get", "serviceaccounts", "-o", "name")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "HOME="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "serviceaccount/robot") {
+		t.Fatalf("kubectl with the robot's kubeconfig: %v\n%s", err, out)
 	}
 	if out, err := admin.exec("create", "token", "robot", "-n", "ops", "--duration=1m"); err == nil ||
 		!strings.Contains(out, "spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes") {
