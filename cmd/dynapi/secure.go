@@ -85,3 +85,21 @@ func (m *Main) serviceAccounts() (*controlplane.ServiceAccounts, error) {
 	}
 	return sa, nil
 }
+
+// rootCA is the CA bundle of kube-root-ca.crt: --root-ca-file, else
+// --client-ca-file (in a kubeadm cluster one CA signs the server's and the
+// clients' certificates); nil when neither is given. Errors: reading it.
+func (c SecurityConfig) rootCA() ([]byte, error) {
+	file := c.RootCAFile
+	if file == "" {
+		file = c.ClientCAFile
+	}
+	if file == "" {
+		return nil, nil
+	}
+	ca, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("root CA: %w", err)
+	}
+	return ca, nil
+}

@@ -17,6 +17,9 @@ import (
 type SecurityConfig struct {
 	TokenAuthFile string
 	ClientCAFile  string
+	// RootCAFile is the CA bundle published in every namespace as
+	// kube-root-ca.crt (kube-controller-manager's --root-ca-file).
+	RootCAFile string
 	// AnonymousAuth serves requests without credentials as
 	// system:anonymous when an authenticator is configured.
 	AnonymousAuth bool
@@ -56,6 +59,8 @@ func securityFlags(fs *flag.FlagSet, c *SecurityConfig, withEnv func(name, env s
 		"authenticate bearer tokens listed in this CSV file (token,user,uid,\"group1,group2\")"+withEnv("token-auth-file", "DYNAPI_TOKEN_AUTH_FILE"))
 	fs.StringVar(&c.ClientCAFile, "client-ca-file", "",
 		"authenticate TLS client certificates signed by a CA in this PEM file (CN user, O groups)"+withEnv("client-ca-file", "DYNAPI_CLIENT_CA_FILE"))
+	fs.StringVar(&c.RootCAFile, "root-ca-file", "",
+		"PEM CA bundle published in every namespace as the kube-root-ca.crt ConfigMap (default: --client-ca-file's)"+withEnv("root-ca-file", "DYNAPI_ROOT_CA_FILE"))
 	fs.StringVar(&c.OIDC.IssuerURL, "oidc-issuer-url", "", "authenticate JWTs of this OpenID Connect issuer (https)"+withEnv("oidc-issuer-url", "DYNAPI_OIDC_ISSUER_URL"))
 	fs.StringVar(&c.OIDC.ClientID, "oidc-client-id", "", "the audience the OIDC tokens must carry"+withEnv("oidc-client-id", "DYNAPI_OIDC_CLIENT_ID"))
 	fs.StringVar(&c.OIDC.UsernameClaim, "oidc-username-claim", "sub", "the JWT claim that names the user")

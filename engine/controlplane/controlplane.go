@@ -16,18 +16,16 @@ import (
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
 	"github.com/dynapi/dynapi/engine/kinds/roles"
 	"github.com/dynapi/dynapi/engine/kinds/secret"
-	"github.com/dynapi/dynapi/engine/kinds/serviceaccount"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // Register registers every built-in kind's strategy but the
-// CustomResourceDefinition's, and returns the background work to run
-// beside service: the namespace Finalizer and the default ServiceAccount
-// controller.
-func Register(service *resource.Service) (*namespace.Finalizer, *serviceaccount.Controller) {
+// CustomResourceDefinition's, and returns the namespace Finalizer to run
+// beside service.
+func Register(service *resource.Service) *namespace.Finalizer {
 	configmap.Register(service)
 	secret.Register(service)
 	roles.Register(service)
 	apiservice.Register(service)
-	return namespace.Register(service), serviceaccount.Register(service)
+	return namespace.Register(service)
 }

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
@@ -48,8 +47,8 @@ type Config struct {
 	// (the postgres Store), in the background; nil: none are made.
 	FieldIndexes FieldIndexer
 	// NamespaceRecheck is how often the namespace finalizer looks for
-	// namespaces marked through other processes (and the default
-	// ServiceAccount controller for namespaces created through them),
+	// namespaces marked through other processes (and the keeper of
+	// namespace contents for namespaces created through them),
 	// and GCRecheck how often
 	// the garbage collector looks for work done through them; 0: every
 	// 10 seconds.
@@ -66,6 +65,9 @@ type Config struct {
 	// tokens (TokenRequest, the authenticator, OIDC discovery); nil:
 	// none are issued.
 	ServiceAccounts *ServiceAccounts
+	// RootCA, when set, is the PEM CA bundle published in every namespace
+	// as the kube-root-ca.crt ConfigMap, for clients to verify the server.
+	RootCA []byte
 }
 
 // ControlPlane is a wired, running API: the one wiring that cmd/dynapi
@@ -89,7 +91,8 @@ type ControlPlane struct {
 // needs: the definitions (loaded when it returns) and the field indexes
 // that follow them, the strategies, the garbage collector, the stored
 // CustomResourceDefinitions (served when it returns), the system
-// namespaces, their finalizer and their default ServiceAccounts, the HTTP API, the RBAC bootstrap roles
+// namespaces, their finalizer and what every namespace holds (the
+// default ServiceAccount, kube-root-ca.crt), the HTTP API, the RBAC bootstrap roles
 // and index (listed when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
@@ -113,7 +116,8 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 		c.Go(ctx, c.indexer.run)
 	}
 	defs := c.startDefinitions(ctx, cfg)
-	namespaces, accounts := Register(cfg.Service)
+	namespaces := Register(cfg.Service)
+	contents := namespace.NewContents(cfg.Service, namespaceContents(cfg.RootCA)...)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
 	if cfg.Collect != nil {
@@ -127,7 +131,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
 	c.Go(ctx, func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
-	c.Go(ctx, func(ctx context.Context) { accounts.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	c.Go(ctx, func(ctx context.Context) { contents.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	if collector != nil {
 		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
 	}
@@ -140,22 +144,6 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	c.prepare(cfg.Logger)
 	return c.serve(cfg)
-}
-
-// ensureNamespaces creates the system namespaces unless they exist; a
-// server with no Namespace kind (switched off) only says so.
-func ensureNamespaces(ctx context.Context, cfg Config, snap *registry.Snapshot) error {
-	for _, name := range namespace.System {
-		err := namespace.Ensure(ctx, cfg.Service, snap, name)
-		if engine.ErrorCode(err) == engine.CodeNotFound {
-			cfg.Logger.Warn("namespaced kinds cannot be used", "reason", err)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // newAPI builds the HTTP API of cfg, authorized by authz when set.
