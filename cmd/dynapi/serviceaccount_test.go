@@ -17,6 +17,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/internal/wait"
 )
 
@@ -238,4 +239,44 @@ func TestDefaultServiceAccount(t *testing.T) {
 	}
 	// Its token works at once.
 	s.token("fresh", "default")
+}
+
+// The audit log traces a token to its issue, as kube's: the TokenRequest's
+// event names the credential id issued, and the events of requests made
+// with the token carry it in user.extra.
+func TestServiceAccountTokenAudited(t *testing.T) {
+	dir := t.TempDir()
+	logPath := dir + "/audit.log"
+	url, _ := startPostgres(t)
+	m := startMain(t, Config{DatabaseURL: url, Security: SecurityConfig{
+		TokenAuthFile: secretFile(t, dir, "tokens.csv", []byte(rbacTokens)), AuthorizationMode: modeRBAC,
+		AuditPolicyFile: secretFile(t, dir, "policy.yaml", []byte(auditPolicy)), AuditLog: audit.Options{Path: logPath}}})
+	s := &rbacServer{t: t, base: "http://" + m.Addr()}
+	s.eventually(http.StatusOK, "admin", "GET", "/api/v1/namespaces/default/serviceaccounts/default", "")
+	token := s.token("default", "default")
+	code, _ := s.bearer(token, "GET", "/api/v1/namespaces/default/configmaps", "")
+	if code != http.StatusForbidden {
+		t.Fatalf("default ServiceAccount listing configmaps: %d", code)
+	}
+	var issued, used string
+	wait.Eventually(t, 5*time.Second, func() (bool, string) {
+		data, err := os.ReadFile(logPath)
+		if err != nil {
+			return false, err.Error()
+		}
+		for line := range strings.Lines(string(data)) {
+			ev := gjson.Parse(line)
+			switch {
+			case ev.Get("stage").String() != "ResponseComplete":
+			case ev.Get("objectRef.subresource").String() == "token":
+				issued = ev.Get(`annotations.authentication\.kubernetes\.io/issued-credential-id`).String()
+			case ev.Get("user.username").String() == "system:serviceaccount:default:default":
+				used = ev.Get(`user.extra.authentication\.kubernetes\.io/credential-id.0`).String()
+			}
+		}
+		return issued != "" && used != "", "audit log:\n" + string(data)
+	})
+	if !strings.HasPrefix(issued, "JTI=") || issued != used {
+		t.Fatalf("issued %q, used %q", issued, used)
+	}
 }

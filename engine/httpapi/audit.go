@@ -76,6 +76,19 @@ func (s *Server) audit(next http.Handler) http.Handler {
 // impersonation completes with the impersonated user.
 type auditEventKey struct{}
 
+// annotateAudit adds an annotation to the request's audit event, when it
+// has one: before the handler answers, so that ResponseComplete has it.
+func annotateAudit(r *http.Request, key, value string) {
+	ev, ok := r.Context().Value(auditEventKey{}).(*audit.Event)
+	if !ok {
+		return
+	}
+	if ev.Annotations == nil {
+		ev.Annotations = map[string]string{}
+	}
+	ev.Annotations[key] = value
+}
+
 func (s *Server) writeAudit(ev *audit.Event, stage audit.Stage, omit []audit.Stage) {
 	ev.Stage, ev.StageTimestamp = stage, audit.MicroTime(time.Now())
 	if err := s.auditor.Write(ev, omit); err != nil {

@@ -21,8 +21,9 @@ import (
 // and publishes the keys that verify them (*satoken.Tokens).
 type ServiceAccountTokens interface {
 	authn.Authenticator
-	// Issue signs a token for the ServiceAccount namespace/name of uid.
-	Issue(namespace, name, uid string, audiences []string, ttl time.Duration) (token string, expires time.Time, err error)
+	// Issue signs a token for the ServiceAccount namespace/name of uid;
+	// credentialID is what requests made with it carry in their extra.
+	Issue(namespace, name, uid string, audiences []string, ttl time.Duration) (token string, expires time.Time, credentialID string, err error)
 	// Audiences are the API's, a TokenRequest's default.
 	Audiences() []string
 	// MaxExpiration bounds a token's life (0: kube's bound only).
@@ -31,6 +32,12 @@ type ServiceAccountTokens interface {
 	// the issuer has none (not an https URL).
 	Discovery(jwksURI string) (config, keys []byte, ok bool, err error)
 }
+
+// issuedCredentialIDAnnotation is the audit annotation of a TokenRequest
+// naming the credential id of the token issued, which the audit events of
+// the requests made with it carry in user.extra: kube's, to trace a token
+// back to its issue.
+const issuedCredentialIDAnnotation = "authentication.kubernetes.io/issued-credential-id"
 
 // kube's bounds and default of a TokenRequest's expirationSeconds.
 const (
@@ -75,11 +82,12 @@ func (s *Server) handleTokenRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ttl := time.Duration(*req.Spec.ExpirationSeconds) * time.Second
-	token, exp, err := s.tokens.Issue(namespace, name, uid, req.Spec.Audiences, ttl)
+	token, exp, credentialID, err := s.tokens.Issue(namespace, name, uid, req.Spec.Audiences, ttl)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	annotateAudit(r, issuedCredentialIDAnnotation, credentialID)
 	req.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(exp)}
 	req.APIVersion, req.Kind = "authentication.k8s.io/v1", "TokenRequest"
 	writeJSON(w, http.StatusCreated, req)

@@ -132,17 +132,19 @@ type ref struct {
 
 // Issue signs a token for the ServiceAccount namespace/name of uid, for
 // audiences, that expires after ttl, as kube's TokenRequest does. It
-// returns the token and its expiry. Errors: those of signing.
-func (t *Tokens) Issue(namespace, name, uid string, audiences []string, ttl time.Duration) (string, time.Time, error) {
+// returns the token, its expiry and its credential id ("JTI=…", which
+// requests made with it carry in their user's extra). Errors: those of
+// signing.
+func (t *Tokens) Issue(namespace, name, uid string, audiences []string, ttl time.Duration) (token string, exp time.Time, credentialID string, err error) {
 	sa := Account{Namespace: namespace, Name: name, UID: uid}
 	now := t.opts.Now()
-	exp := now.Add(ttl)
+	exp = now.Add(ttl)
 	public := &jwt.Claims{Issuer: t.opts.Issuers[0], Subject: Username(sa.Namespace, sa.Name), Audience: jwt.Audience(audiences),
 		IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(exp), ID: uuid.NewString()}
 	private := &privateClaims{Kubernetes: kubernetesClaims{Namespace: sa.Namespace, Svcacct: ref{Name: sa.Name, UID: sa.UID}}}
-	token, err := jwt.Signed(t.signer).Claims(public).Claims(private).CompactSerialize()
+	token, err = jwt.Signed(t.signer).Claims(public).Claims(private).CompactSerialize()
 	if err != nil {
-		return "", time.Time{}, fmt.Errorf("sign service account token: %w", err)
+		return "", time.Time{}, "", fmt.Errorf("sign service account token: %w", err)
 	}
-	return token, exp, nil
+	return token, exp, credentialIDJTI + public.ID, nil
 }

@@ -79,7 +79,7 @@ func TestVerify(t *testing.T) {
 	current, rotated, foreign := mustKey(t), ecKey(t), mustKey(t)
 	issue := func(key []byte, namespace, name, uid string, audiences []string) string {
 		now := start
-		token, _, err := newTestTokens(t, &now, stored{uid: "u1"}, key).Issue(namespace, name, uid, audiences, time.Hour)
+		token, _, _, err := newTestTokens(t, &now, stored{uid: "u1"}, key).Issue(namespace, name, uid, audiences, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestVerifyOtherIssuer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := other.Issue("ops", "robot", "u1", []string{"https://issuer"}, time.Hour)
+	token, _, _, err := other.Issue("ops", "robot", "u1", []string{"https://issuer"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
