@@ -40,18 +40,11 @@ func (t *Tokens) Authenticate(r *http.Request) (*engine.User, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	v, ok, err := t.Verify(r.Context(), token, authn.AudiencesFrom(r.Context()))
+	u, ok, err := t.Verify(r.Context(), token, authn.AudiencesFrom(r.Context()))
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	return v.User, true, nil
-}
-
-// Verified is what a valid token proves.
-type Verified struct {
-	User *engine.User
-	// Audiences are those of the token the API (or the review) accepts.
-	Audiences []string
+	return u, true, nil
 }
 
 // Verify checks token as kube's service-account authenticator does: a JWT
@@ -60,31 +53,30 @@ type Verified struct {
 // exists with the uid the token carries and is not being deleted. ok is
 // false for a token that is not a JWT of these issuers; err says why one
 // that is fails.
-func (t *Tokens) Verify(ctx context.Context, token string, audiences []string) (v Verified, ok bool, err error) {
+func (t *Tokens) Verify(ctx context.Context, token string, audiences []string) (u *engine.User, ok bool, err error) {
 	parsed, public, ok := t.ours(token)
 	if !ok {
-		return Verified{}, false, nil
+		return nil, false, nil
 	}
 	var private privateClaims
 	if err := t.claims(parsed, public, &private); err != nil {
-		return Verified{}, true, err
+		return nil, true, err
 	}
 	if len(audiences) == 0 {
 		audiences = t.opts.Audiences
 	}
-	accepted := intersect(audiences, public.Audience)
-	if len(accepted) == 0 {
-		return Verified{}, true, fmt.Errorf("token audiences %q is invalid for the target audiences %q", []string(public.Audience), audiences)
+	if !overlap(audiences, public.Audience) {
+		return nil, true, fmt.Errorf("token audiences %q is invalid for the target audiences %q", []string(public.Audience), audiences)
 	}
 	sa, err := t.account(ctx, public, private)
 	if err != nil {
-		return Verified{}, true, err
+		return nil, true, err
 	}
-	u := &engine.User{Name: Username(sa.Namespace, sa.Name), UID: sa.UID, Groups: []string{allGroup, groupPrefix + sa.Namespace}}
+	u = &engine.User{Name: Username(sa.Namespace, sa.Name), UID: sa.UID, Groups: []string{allGroup, groupPrefix + sa.Namespace}}
 	if public.ID != "" {
 		u.Extra = map[string][]string{credentialIDKey: {credentialIDJTI + public.ID}}
 	}
-	return Verified{User: u, Audiences: accepted}, true, nil
+	return u, true, nil
 }
 
 // ours parses token and reads its claims unverified, to tell whether it
@@ -153,13 +145,12 @@ func (t *Tokens) account(ctx context.Context, public *jwt.Claims, private privat
 	return Account{Namespace: k.Namespace, Name: k.Svcacct.Name, UID: uid}, nil
 }
 
-// intersect returns the values of a also in b, in a's order.
-func intersect(a, b []string) []string {
-	var out []string
+// overlap reports whether a and b have a value in common.
+func overlap(a, b []string) bool {
 	for _, v := range a {
 		if slices.Contains(b, v) {
-			out = append(out, v)
+			return true
 		}
 	}
-	return out
+	return false
 }

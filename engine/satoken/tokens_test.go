@@ -116,14 +116,13 @@ func TestVerify(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := start.Add(tt.after)
 			tokens := newTestTokens(t, &now, tt.sa, current, rotated)
-			v, ours, err := tokens.Verify(context.Background(), tt.token, tt.audiences)
+			u, ours, err := tokens.Verify(context.Background(), tt.token, tt.audiences)
 			if ours != tt.ours || (err == nil) != (tt.err == "") || err != nil && err.Error() != tt.err {
 				t.Fatalf("ours %v, err %v; want %v, %q", ours, err, tt.ours, tt.err)
 			}
 			if !ours || err != nil {
 				return
 			}
-			u := v.User
 			if u.Name != "system:serviceaccount:ops:robot" || u.UID != "u1" || strings.Join(u.Groups, ",") != "system:serviceaccounts,system:serviceaccounts:ops" ||
 				!strings.HasPrefix(u.Extra[credentialIDKey][0], "JTI=") {
 				t.Errorf("user %+v", u)
