@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,12 +199,22 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
-		SchemaChangePolicy: "report", GCPercent: 200, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout, WebhookServiceResolver: webhook.DefaultServiceTemplate, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
+		SchemaChangePolicy: "report", GCPercent: 200, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout,
+		WebhookServiceResolver: webhook.DefaultServiceTemplate, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
 			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
 			RequestTimeout: time.Minute, MinRequestTimeout: 1800,
 			AuditLog: audit.Options{MaxSizeMB: 100, MaxBackups: 10}}}
-	if cfg != want {
+	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
+	}
+	// kube's list flags: repeated or comma-separated.
+	sa, err := parseConfig("serve", []string{"--service-account-issuer", "https://a", "--service-account-issuer", "https://b,https://c",
+		"--service-account-key-file", "k1", "--service-account-key-file", "k2"}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sa.Security.ServiceAccounts; !slices.Equal(got.Issuers, []string{"https://a", "https://b", "https://c"}) || !slices.Equal(got.KeyFiles, []string{"k1", "k2"}) {
+		t.Fatalf("service account flags: %+v", got)
 	}
 	env = map[string]string{"GOGC": "100"} // Go applied it already
 	if cfg, err = parseConfig("serve", nil, func(k string) string { return env[k] }, io.Discard); err != nil {

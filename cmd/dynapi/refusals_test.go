@@ -107,9 +107,11 @@ func forgedJWT(t *testing.T, issuer *oidctest.Issuer) string {
 	return parts[0] + "." + base64.RawURLEncoding.EncodeToString(payload) + "." + parts[2]
 }
 
-// kubectl --as is refused, as kube refuses a user who may not
-// impersonate: it never answers or acts for the admin who asked.
-func TestKubectlImpersonationRefused(t *testing.T) {
+// kubectl --as and --as-group act as the user and groups named, when the
+// user asking holds the impersonate verb on them (a ClusterRole bound to
+// carol); otherwise they are refused as kube refuses them, and never
+// answer or act for the user who asked.
+func TestKubectlImpersonation(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
 	}
@@ -121,24 +123,36 @@ func TestKubectlImpersonationRefused(t *testing.T) {
 		TLSCertFile: secretFile(t, dir, "server.crt", serverCert), TLSKeyFile: secretFile(t, dir, "server.key", serverKey),
 		Security: SecurityConfig{TokenAuthFile: secretFile(t, dir, "tokens.csv", []byte(rbacTokens)), AuthorizationMode: modeRBAC}})
 	// kubectl sends a token over TLS only.
-	admin := kubectl{t: t, server: "https://" + m.Addr(), home: t.TempDir(),
-		extra: []string{"--certificate-authority=" + secretFile(t, dir, "ca.crt", ca.pem), "--token=admin-token"}}
+	as := func(token string) kubectl {
+		return kubectl{t: t, server: "https://" + m.Addr(), home: t.TempDir(),
+			extra: []string{"--certificate-authority=" + secretFile(t, dir, "ca.crt", ca.pem), "--token=" + token}}
+	}
+	admin, carol := as("admin-token"), as("carol-token")
 	admin.run("create", "namespace", "keep")
-	const refusal = `users "bob" is forbidden: User "admin" cannot impersonate resource "users" in API group "" at the cluster scope`
+	admin.run("create", "clusterrole", "impersonate-bob", "--verb=impersonate", "--resource=users,groups", "--resource-name=bob", "--resource-name=devs")
+	admin.run("create", "clusterrolebinding", "carol-impersonates", "--clusterrole=impersonate-bob", "--user=carol")
+	admin.run("create", "clusterrolebinding", "devs-view", "--clusterrole=view", "--group=devs")
+	const refusal = `users "dave" is forbidden: User "carol" cannot impersonate resource "users" in API group "" at the cluster scope`
 	tests := []struct {
+		k    kubectl
 		args []string
+		ok   bool
 		want string // in kubectl's output
 	}{
-		{[]string{"--as=bob", "auth", "can-i", "get", "secrets"}, refusal},
-		// kubectl words these itself: the refusal of discovery reads
-		// "unknown" to client-go, as from kube-apiserver.
-		{[]string{"--as=bob", "auth", "whoami"}, "you do not have permission"},
-		{[]string{"--as=bob", "delete", "namespace", "keep"}, "Error from server (Forbidden)"},
-		{[]string{"--as=bob", "--as-group=devs", "get", "namespaces"}, "Error from server (Forbidden)"},
+		{carol, []string{"--as=bob", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"}, true, "bob"},
+		{carol, []string{"--as=bob", "auth", "can-i", "get", "secrets"}, false, "no"},
+		{carol, []string{"--as=bob", "--as-group=devs", "auth", "whoami", "-o", "jsonpath={.status.userInfo.groups}"}, true,
+			`["devs","system:authenticated"]`},
+		{carol, []string{"--as=bob", "--as-group=devs", "get", "namespace", "keep", "-o", "name"}, true, "namespace/keep"},
+		{carol, []string{"--as=bob", "delete", "namespace", "keep"}, false, `User "bob" cannot delete resource "namespaces"`},
+		{carol, []string{"--as=dave", "auth", "can-i", "get", "secrets"}, false, refusal},
+		{carol, []string{"--as=bob", "--as-group=system:masters", "get", "namespaces"}, false, "Error from server (Forbidden)"},
+		// system:masters may impersonate anyone, as in kube.
+		{admin, []string{"--as=dave", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"}, true, "dave"},
 	}
 	for _, tt := range tests {
-		out, err := admin.exec(tt.args...)
-		if err == nil || !strings.Contains(out, tt.want) {
+		out, err := tt.k.exec(tt.args...)
+		if (err == nil) != tt.ok || !strings.Contains(out, tt.want) {
 			t.Errorf("kubectl %s: %v\n%s", strings.Join(tt.args, " "), err, out)
 		}
 	}

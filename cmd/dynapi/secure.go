@@ -60,3 +60,46 @@ func (c SecurityConfig) rbac() (*controlplane.RBAC, error) {
 	}
 	return &controlplane.RBAC{Policy: policy}, nil
 }
+
+// serviceAccounts is the service-account token configuration, its keys
+// read from their files; without a signing key file, the key is the one
+// the database keeps (generated at the first start), so that every
+// process serving it verifies the others' tokens. Errors: reading a file.
+func (m *Main) serviceAccounts() (*controlplane.ServiceAccounts, error) {
+	c := m.Config.Security.ServiceAccounts
+	sa := &controlplane.ServiceAccounts{Issuers: c.Issuers, Audiences: c.APIAudiences, MaxExpiration: c.MaxExpiration,
+		JWKSURI: c.JWKSURI, Keys: m.store}
+	if c.SigningKeyFile != "" {
+		key, err := os.ReadFile(c.SigningKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--service-account-signing-key-file: %w", err)
+		}
+		sa.SigningKey = key
+	}
+	for _, file := range c.KeyFiles {
+		keys, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--service-account-key-file: %w", err)
+		}
+		sa.PublicKeys = append(append(sa.PublicKeys, keys...), '\n')
+	}
+	return sa, nil
+}
+
+// rootCA is the CA bundle of kube-root-ca.crt: --root-ca-file, else
+// --client-ca-file (in a kubeadm cluster one CA signs the server's and the
+// clients' certificates); nil when neither is given. Errors: reading it.
+func (c SecurityConfig) rootCA() ([]byte, error) {
+	file := c.RootCAFile
+	if file == "" {
+		file = c.ClientCAFile
+	}
+	if file == "" {
+		return nil, nil
+	}
+	ca, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("root CA: %w", err)
+	}
+	return ca, nil
+}

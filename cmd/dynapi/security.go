@@ -4,10 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/authn"
+	"github.com/dynapi/dynapi/engine/controlplane"
 )
 
 // SecurityConfig is who may reach the server and what they may do:
@@ -15,6 +17,9 @@ import (
 type SecurityConfig struct {
 	TokenAuthFile string
 	ClientCAFile  string
+	// RootCAFile is the CA bundle published in every namespace as
+	// kube-root-ca.crt (kube-controller-manager's --root-ca-file).
+	RootCAFile string
 	// AnonymousAuth serves requests without credentials as
 	// system:anonymous when an authenticator is configured.
 	AnonymousAuth bool
@@ -30,6 +35,17 @@ type SecurityConfig struct {
 	MinRequestTimeout       int // seconds, as kube's flag
 	AuditPolicyFile         string
 	AuditLog                audit.Options
+	ServiceAccounts         ServiceAccountConfig
+}
+
+// ServiceAccountConfig is kube-apiserver's service-account token flags.
+type ServiceAccountConfig struct {
+	Issuers        []string
+	SigningKeyFile string
+	KeyFiles       []string
+	APIAudiences   []string
+	MaxExpiration  time.Duration
+	JWKSURI        string
 }
 
 // The authorization modes.
@@ -43,6 +59,8 @@ func securityFlags(fs *flag.FlagSet, c *SecurityConfig, withEnv func(name, env s
 		"authenticate bearer tokens listed in this CSV file (token,user,uid,\"group1,group2\")"+withEnv("token-auth-file", "DYNAPI_TOKEN_AUTH_FILE"))
 	fs.StringVar(&c.ClientCAFile, "client-ca-file", "",
 		"authenticate TLS client certificates signed by a CA in this PEM file (CN user, O groups)"+withEnv("client-ca-file", "DYNAPI_CLIENT_CA_FILE"))
+	fs.StringVar(&c.RootCAFile, "root-ca-file", "",
+		"PEM CA bundle published in every namespace as the kube-root-ca.crt ConfigMap (default: --client-ca-file's)"+withEnv("root-ca-file", "DYNAPI_ROOT_CA_FILE"))
 	fs.StringVar(&c.OIDC.IssuerURL, "oidc-issuer-url", "", "authenticate JWTs of this OpenID Connect issuer (https)"+withEnv("oidc-issuer-url", "DYNAPI_OIDC_ISSUER_URL"))
 	fs.StringVar(&c.OIDC.ClientID, "oidc-client-id", "", "the audience the OIDC tokens must carry"+withEnv("oidc-client-id", "DYNAPI_OIDC_CLIENT_ID"))
 	fs.StringVar(&c.OIDC.UsernameClaim, "oidc-username-claim", "sub", "the JWT claim that names the user")
@@ -68,10 +86,37 @@ func securityFlags(fs *flag.FlagSet, c *SecurityConfig, withEnv func(name, env s
 	fs.StringVar(&c.AuditLog.Path, "audit-log-path", "", "where audit events go, as JSON lines (- for standard output)"+withEnv("audit-log-path", "DYNAPI_AUDIT_LOG_PATH"))
 	fs.IntVar(&c.AuditLog.MaxSizeMB, "audit-log-maxsize", 100, "megabytes an audit log file reaches before it is rotated (0: never)")
 	fs.IntVar(&c.AuditLog.MaxBackups, "audit-log-maxbackup", 10, "rotated audit log files kept")
+	serviceAccountFlags(fs, &c.ServiceAccounts, withEnv)
 	fs.IntVar(&c.MaxRequestsInflight, "max-requests-inflight", 400,
 		"most non-mutating requests served at once; more are answered 429 (0: no limit)"+withEnv("max-requests-inflight", "DYNAPI_MAX_REQUESTS_INFLIGHT"))
 	fs.IntVar(&c.MaxMutatingInflight, "max-mutating-requests-inflight", 200,
 		"most mutating requests served at once; more are answered 429 (0: no limit)"+withEnv("max-mutating-requests-inflight", "DYNAPI_MAX_MUTATING_REQUESTS_INFLIGHT"))
+}
+
+func serviceAccountFlags(fs *flag.FlagSet, c *ServiceAccountConfig, withEnv func(name, env string) string) {
+	fs.Func("service-account-issuer", "issuer of service-account tokens (repeat or comma-separate to accept more; the first is issued; default "+
+		controlplane.DefaultIssuer+")", appendList(&c.Issuers))
+	fs.StringVar(&c.SigningKeyFile, "service-account-signing-key-file", "",
+		"PEM private key that signs service-account tokens (default: one generated at the first start and kept in the database)"+
+			withEnv("service-account-signing-key-file", "DYNAPI_SERVICE_ACCOUNT_SIGNING_KEY_FILE"))
+	fs.Func("service-account-key-file", "PEM file of keys that verify service-account tokens besides the signing key's (repeatable)",
+		appendList(&c.KeyFiles))
+	fs.Func("api-audiences", "audiences the API accepts in service-account tokens (comma-separated; default: the issuers)", appendList(&c.APIAudiences))
+	fs.DurationVar(&c.MaxExpiration, "service-account-max-token-expiration", 0, "longest life of a requested service-account token (0: 2^32 seconds)")
+	fs.StringVar(&c.JWKSURI, "service-account-jwks-uri", "", "jwks_uri of the issuer's discovery document (default: the issuer's /openid/v1/jwks)")
+}
+
+// appendList is a flag that adds its comma-separated values to *list
+// each time it is given, as kube's string slice flags.
+func appendList(list *[]string) func(string) error {
+	return func(v string) error {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				*list = append(*list, s)
+			}
+		}
+		return nil
+	}
 }
 
 func (c SecurityConfig) check() error {

@@ -78,6 +78,12 @@ func (m *Main) controlPlaneConfig() (controlplane.Config, error) {
 	if err := m.secure(&cfg.HTTP); err != nil {
 		return controlplane.Config{}, err
 	}
+	if cfg.RootCA, err = m.Config.Security.rootCA(); err != nil {
+		return controlplane.Config{}, err
+	}
+	if cfg.ServiceAccounts, err = m.serviceAccounts(); err != nil {
+		return controlplane.Config{}, err
+	}
 	if cfg.RBAC, err = m.Config.Security.rbac(); err != nil {
 		return controlplane.Config{}, err
 	}

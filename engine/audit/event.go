@@ -17,6 +17,7 @@ type Event struct {
 	RequestURI               string            `json:"requestURI"`
 	Verb                     string            `json:"verb"`
 	User                     UserInfo          `json:"user"`
+	ImpersonatedUser         *UserInfo         `json:"impersonatedUser,omitempty"`
 	SourceIPs                []string          `json:"sourceIPs,omitempty"`
 	UserAgent                string            `json:"userAgent,omitempty"`
 	ObjectRef                *ObjectRef        `json:"objectRef,omitempty"`

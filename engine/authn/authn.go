@@ -6,6 +6,7 @@
 package authn
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -66,8 +67,8 @@ func Anonymous() *engine.User {
 	return &engine.User{Name: engine.UserAnonymous, Groups: []string{engine.GroupUnauthenticated}}
 }
 
-// bearer returns the token of an "Authorization: Bearer" header.
-func bearer(r *http.Request) (string, bool) {
+// Bearer returns the token of an "Authorization: Bearer" header.
+func Bearer(r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
 	if !ok || !strings.EqualFold(scheme, "bearer") {
@@ -75,4 +76,21 @@ func bearer(r *http.Request) (string, bool) {
 	}
 	token = strings.TrimSpace(token)
 	return token, token != ""
+}
+
+// audiencesKey is the context key of the audiences a token is checked for.
+type audiencesKey struct{}
+
+// WithAudiences returns ctx asking authenticators that read audiences
+// (service-account tokens) to accept a token for one of audiences rather
+// than for the API's: a TokenReview's spec.audiences, as kube's
+// authenticator.WithAudiences.
+func WithAudiences(ctx context.Context, audiences []string) context.Context {
+	return context.WithValue(ctx, audiencesKey{}, audiences)
+}
+
+// AudiencesFrom returns the audiences ctx asks for; nil: the API's.
+func AudiencesFrom(ctx context.Context) []string {
+	auds, _ := ctx.Value(audiencesKey{}).([]string)
+	return auds
 }

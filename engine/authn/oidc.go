@@ -83,7 +83,7 @@ func NewOIDC(opts OIDCOptions) (*OIDC, error) {
 // is not a JWT of this issuer is not its business (ok false, no error), so
 // that the token file may know it.
 func (o *OIDC) Authenticate(r *http.Request) (*engine.User, bool, error) {
-	token, ok := bearer(r)
+	token, ok := Bearer(r)
 	if !ok || strings.Count(token, ".") != 2 {
 		return nil, false, nil
 	}

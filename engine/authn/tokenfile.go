@@ -71,7 +71,7 @@ func ParseTokens(r io.Reader) (*TokenFile, error) {
 // Authenticate reads the bearer token. Tokens are looked up by their hash,
 // so that the time the lookup takes tells nothing of a token's bytes.
 func (t *TokenFile) Authenticate(r *http.Request) (*engine.User, bool, error) {
-	token, ok := bearer(r)
+	token, ok := Bearer(r)
 	if !ok {
 		return nil, false, nil
 	}

@@ -24,7 +24,12 @@ import (
 	"io/fs"
 )
 
-//go:generate go run ./gen -out definitions
+//go:generate go run ./gen -out definitions -version v1.37.0
+
+// KubernetesVersion is the Kubernetes release whose OpenAPI the built-in
+// definitions were generated from (go:generate's -version): the release
+// whose API the server serves, which /version reports.
+const KubernetesVersion = "v1.37.0"
 
 //go:embed definitions/*/*.yaml
 var files embed.FS

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/conversionwebhook"
 	"github.com/dynapi/dynapi/engine/gc"
 	"github.com/dynapi/dynapi/engine/httpapi"
@@ -49,7 +48,9 @@ type Config struct {
 	// (the postgres Store), in the background; nil: none are made.
 	FieldIndexes FieldIndexer
 	// NamespaceRecheck is how often the namespace finalizer looks for
-	// namespaces marked through other processes, and GCRecheck how often
+	// namespaces marked through other processes (and the keeper of
+	// namespace contents for namespaces created through them),
+	// and GCRecheck how often
 	// the garbage collector looks for work done through them; 0: every
 	// 10 seconds.
 	NamespaceRecheck, GCRecheck time.Duration
@@ -61,6 +62,13 @@ type Config struct {
 	// Serving, when set, is where Start listens and serves the API; nil:
 	// the caller serves API itself (a test's httptest.Server).
 	Serving *Serving
+	// ServiceAccounts, when set, issues and authenticates service-account
+	// tokens (TokenRequest, the authenticator, OIDC discovery); nil:
+	// none are issued.
+	ServiceAccounts *ServiceAccounts
+	// RootCA, when set, is the PEM CA bundle published in every namespace
+	// as the kube-root-ca.crt ConfigMap, for clients to verify the server.
+	RootCA []byte
 }
 
 // ControlPlane is a wired, running API: the one wiring that cmd/dynapi
@@ -85,8 +93,9 @@ type ControlPlane struct {
 // Start starts everything Config names, in the order `dynapi serve`
 // needs: the definitions (loaded when it returns) and the field indexes
 // that follow them, the strategies, the garbage collector, the stored
-// CustomResourceDefinitions (served when it returns), the "default"
-// namespace and its finalizer, the HTTP API, the RBAC bootstrap roles
+// CustomResourceDefinitions (served when it returns), the system
+// namespaces, their finalizer and what every namespace holds (the
+// default ServiceAccount, kube-root-ca.crt), the HTTP API, the RBAC bootstrap roles
 // and index (listed when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
@@ -112,6 +121,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	c.startConversionWebhooks(cfg) // before anything reads or writes through the service
 	defs := c.startDefinitions(ctx, cfg)
 	namespaces := Register(cfg.Service)
+	contents := namespace.NewContents(cfg.Service, namespaceContents(cfg.RootCA)...)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
 	if cfg.Collect != nil {
@@ -120,16 +130,17 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	if err := c.serveStoredDefinitions(ctx, cfg, defs); err != nil {
 		return err
 	}
-	err := namespace.Ensure(ctx, cfg.Service, c.snapshots.Load(), "default")
-	if engine.ErrorCode(err) == engine.CodeNotFound {
-		cfg.Logger.Warn("namespaced kinds cannot be used", "reason", err)
-	} else if err != nil {
+	if err := ensureNamespaces(ctx, cfg, c.snapshots.Load()); err != nil {
 		return err
 	}
 	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
 	c.Go(ctx, func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	c.Go(ctx, func(ctx context.Context) { contents.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	if collector != nil {
 		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
+	}
+	if err := c.startServiceAccounts(ctx, &cfg); err != nil {
+		return err
 	}
 	c.API = c.newAPI(cfg, authz)
 	if err := c.startRBAC(ctx, cfg, authz); err != nil {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -62,13 +63,30 @@ func (s *Server) audit(next http.Handler) http.Handler {
 				panic(p)
 			}
 		}()
-		next.ServeHTTP(rec, r)
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), auditEventKey{}, ev)))
 		ev.ResponseStatus = rec.status()
 		if rec.keep && !rec.over && gjson.ValidBytes(rec.body.Bytes()) {
 			ev.ResponseObject = bytes.TrimSpace(rec.body.Bytes())
 		}
 		s.writeAudit(ev, audit.StageResponseComplete, omit)
 	})
+}
+
+// auditEventKey is the context key of the request's *audit.Event, which
+// impersonation completes with the impersonated user.
+type auditEventKey struct{}
+
+// annotateAudit adds an annotation to the request's audit event, when it
+// has one: before the handler answers, so that ResponseComplete has it.
+func annotateAudit(r *http.Request, key, value string) {
+	ev, ok := r.Context().Value(auditEventKey{}).(*audit.Event)
+	if !ok {
+		return
+	}
+	if ev.Annotations == nil {
+		ev.Annotations = map[string]string{}
+	}
+	ev.Annotations[key] = value
 }
 
 func (s *Server) writeAudit(ev *audit.Event, stage audit.Stage, omit []audit.Stage) {

@@ -131,3 +131,27 @@ func TestStrategicMergePatchFromSchema(t *testing.T) {
 	r = s.do(http.MethodPatch, "/apis/shop.example.com/v1/namespaces/default/widgets/w", "application/strategic-merge-patch+json", `{}`)
 	wantStatus(t, r, http.StatusUnsupportedMediaType, "UnsupportedMediaType")
 }
+
+// An APIService is stored with Available False and the reason that dynapi
+// aggregates no APIs, whatever a write sends; the condition's time stays
+// across updates, and other conditions are the writer's.
+func TestAPIServiceStrategy(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	const apiservices = "/apis/apiregistration.k8s.io/v1/apiservices"
+	created := s.create(apiservices, `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1beta1.metrics.k8s.io"},
+		"spec":{"group":"metrics.k8s.io","version":"v1beta1","groupPriorityMinimum":100,"versionPriority":100,
+		"service":{"namespace":"kube-system","name":"metrics-server"}},
+		"status":{"conditions":[{"type":"Available","status":"True","reason":"Passed","lastTransitionTime":"2020-01-01T00:00:00Z"}]}}`)
+	cond := created.get(`status.conditions.#(type=="Available")`)
+	if cond.Get("status").String() != "False" || cond.Get("reason").String() != "AggregationNotSupported" ||
+		cond.Get("message").String() != "dynapi does not proxy requests to aggregated API servers" ||
+		cond.Get("lastTransitionTime").String() == "2020-01-01T00:00:00Z" {
+		t.Fatalf("created: %s", created.body)
+	}
+	patched := s.mustDo(http.StatusOK, http.MethodPatch, apiservices+"/v1beta1.metrics.k8s.io", mergePatch,
+		`{"status":{"conditions":[{"type":"Available","status":"True","reason":"Passed","lastTransitionTime":"2020-01-01T00:00:00Z"},
+		{"type":"Custom","status":"True","reason":"Mine","lastTransitionTime":"2020-01-01T00:00:00Z"}]}}`)
+	jsoneq.Assert(t, patched.get("status.conditions").Raw, `[`+cond.Raw+`,
+		{"type":"Custom","status":"True","reason":"Mine","lastTransitionTime":"2020-01-01T00:00:00Z"}]`)
+}

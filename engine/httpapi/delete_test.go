@@ -106,7 +106,7 @@ func TestNamespaces(t *testing.T) {
 	terminating := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1/namespaces?fieldSelector=status.phase%3DTerminating", "", "")
 	jsoneq.Assert(t, terminating.get("items.#.metadata.name").Raw, `["team"]`)
 	active := s.mustDo(http.StatusOK, http.MethodGet, "/api/v1/namespaces?fieldSelector=status.phase%3DActive", "", "")
-	jsoneq.Assert(t, active.get("items.#.metadata.name").Raw, `["default"]`)
+	jsoneq.Assert(t, active.get("items.#.metadata.name").Raw, `["default","kube-node-lease","kube-public","kube-system"]`)
 	refused := s.do(http.MethodPost, teamWidgets, "application/json", widget("late", `{}`))
 	wantStatus(t, refused, http.StatusForbidden, "Forbidden")
 	if refused.get("details.causes.0.reason").String() != "NamespaceTerminating" || refused.get("details.causes.0.field").String() != "metadata.namespace" {

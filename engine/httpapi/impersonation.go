@@ -3,9 +3,11 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/authz"
 )
 
@@ -17,25 +19,117 @@ const (
 	impersonateExtraPrefix = "Impersonate-Extra-"
 )
 
-// refuseImpersonation refuses every request that asks to act as someone
-// else. dynapi does not implement impersonation yet, and serving such a
-// request as its sender would be worse than refusing it: `kubectl
-// --as=bob auth can-i` would answer for the admin who asked, and `kubectl
-// --as=bob delete` would act as the admin. It stands where kube's
-// impersonation filter stands, after authentication (the refusal names
-// the user asking) and audit (the refusal is recorded), and answers as
-// kube does to a user who may not impersonate, which today is everyone:
-// 403 `users "bob" is forbidden: User "admin" cannot impersonate resource
-// "users" in API group "" at the cluster scope`; groups, a UID or extras
-// without a user are kube's 400.
-func (s *Server) refuseImpersonation(next http.Handler) http.Handler {
+// authenticationGroup is the API group of the userextras and uids that
+// are impersonated, authentication.k8s.io/v1.
+const authenticationGroup = "authentication.k8s.io"
+
+// impersonate serves a request that asks to act as someone else as that
+// someone, as kube's impersonation filter does: the user asking must be
+// allowed the impersonate verb on each thing asked for (users or
+// serviceaccounts, groups, userextras/{key}, uids), checked in kube's
+// order; the first refused is answered 403, and groups, a UID or extras
+// without a user 400. It stands after authentication and audit (the
+// event records both identities: user and impersonatedUser) and before
+// authorization, which then decides for the impersonated user. The
+// headers are removed once used.
+func (s *Server) impersonate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !asksImpersonation(r.Header) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		s.writeError(w, r, impersonationError(r))
+		refs := impersonationRequests(r.Header)
+		if r.Header.Get(impersonateUser) == "" {
+			s.writeError(w, r, engine.Errorf(engine.CodeBadRequest, "requested %v without impersonating a user", refs))
+			return
+		}
+		u, err := s.impersonated(r, refs)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if ev, ok := r.Context().Value(auditEventKey{}).(*audit.Event); ok {
+			ev.ImpersonatedUser = &audit.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+		}
+		dropImpersonationHeaders(r.Header)
+		next.ServeHTTP(w, r.WithContext(engine.WithUser(r.Context(), u)))
 	})
+}
+
+// impersonated authorizes each of refs for the request's user and builds
+// the user they make up. Errors: Forbidden for the first one refused.
+func (s *Server) impersonated(r *http.Request, refs []objectReference) (*engine.User, error) {
+	requestor := requestUser(r)
+	groupsGiven := len(r.Header[impersonateGroup]) > 0
+	u := &engine.User{Groups: []string{}}
+	for _, ref := range refs {
+		a := ref.attributes(requestor)
+		d, reason, err := s.authorizer().Authorize(r.Context(), a)
+		if err != nil || d != authz.DecisionAllow {
+			return nil, authz.Forbidden(a, reason)
+		}
+		ref.apply(u, groupsGiven)
+	}
+	u.Groups = withAuthenticationGroup(u.Name, u.Groups)
+	return u, nil
+}
+
+// attributes are what the user asking needs to impersonate ref.
+func (ref objectReference) attributes(requestor *engine.User) authz.Attributes {
+	a := authz.Attributes{User: requestor, Verb: "impersonate", ResourceRequest: true, Namespace: ref.Namespace, Name: ref.Name}
+	switch ref.Kind {
+	case "ServiceAccount":
+		a.Resource = "serviceaccounts"
+	case "User":
+		a.Resource = "users"
+	case "Group":
+		a.Resource = "groups"
+	case "UserExtra":
+		a.APIGroup, a.APIVersion, a.Resource, a.Subresource = authenticationGroup, "v1", "userextras", ref.FieldPath
+	case "UID":
+		a.APIGroup, a.APIVersion, a.Resource = authenticationGroup, "v1", "uids"
+	}
+	return a
+}
+
+// apply adds what ref asks for to u; a service account's groups are
+// kube's fixed ones unless groups are given.
+func (ref objectReference) apply(u *engine.User, groupsGiven bool) {
+	switch ref.Kind {
+	case "ServiceAccount":
+		u.Name = "system:serviceaccount:" + ref.Namespace + ":" + ref.Name
+		if !groupsGiven {
+			u.Groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ref.Namespace}
+		}
+	case "User":
+		u.Name = ref.Name
+	case "Group":
+		u.Groups = append(u.Groups, ref.Name)
+	case "UserExtra":
+		if u.Extra == nil {
+			u.Extra = map[string][]string{}
+		}
+		u.Extra[ref.FieldPath] = append(u.Extra[ref.FieldPath], ref.Name)
+	case "UID":
+		u.UID = ref.Name
+	}
+}
+
+// withAuthenticationGroup adds system:authenticated to the groups of an
+// impersonated user, unless system:authenticated or
+// system:unauthenticated is among them, and system:unauthenticated to
+// those of system:anonymous, as kube does.
+func withAuthenticationGroup(name string, groups []string) []string {
+	if name == engine.UserAnonymous {
+		if slices.Contains(groups, engine.GroupUnauthenticated) {
+			return groups
+		}
+		return append(groups, engine.GroupUnauthenticated)
+	}
+	if slices.Contains(groups, engine.GroupAuthenticated) || slices.Contains(groups, engine.GroupUnauthenticated) {
+		return groups
+	}
+	return append(groups, engine.GroupAuthenticated)
 }
 
 // asksImpersonation reports whether the headers ask to impersonate
@@ -53,23 +147,17 @@ func asksImpersonation(h http.Header) bool {
 	return false
 }
 
-// impersonationError is kube's answer to the first thing a request asks
-// to impersonate, its user: kube checks the user before the groups, the
-// extras and the UID, and refuses those without a user with 400.
-func impersonationError(r *http.Request) error {
-	name := r.Header.Get(impersonateUser)
-	if name == "" {
-		return engine.Errorf(engine.CodeBadRequest, "requested %v without impersonating a user", impersonationRequests(r.Header))
+// dropImpersonationHeaders removes the impersonation headers, as kube
+// does once it has switched users.
+func dropImpersonationHeaders(h http.Header) {
+	h.Del(impersonateUser)
+	h.Del(impersonateGroup)
+	h.Del(impersonateUID)
+	for name := range h {
+		if strings.HasPrefix(name, impersonateExtraPrefix) {
+			h.Del(name)
+		}
 	}
-	u, ok := engine.UserFrom(r.Context())
-	if !ok {
-		u = anonymousUser // no authentication configured
-	}
-	a := authz.Attributes{User: u, Verb: "impersonate", ResourceRequest: true, Resource: "users", Name: name}
-	if ns, sa, ok := serviceAccount(name); ok {
-		a.Resource, a.Namespace, a.Name = "serviceaccounts", ns, sa
-	}
-	return authz.Forbidden(a, "")
 }
 
 // serviceAccount splits system:serviceaccount:{namespace}:{name}, as
@@ -86,17 +174,25 @@ func serviceAccount(user string) (namespace, name string, ok bool) {
 	return namespace, name, true
 }
 
-// objectReference prints as kube's v1.ObjectReference does with %v, so
-// that the 400 reads as kube's: {Kind Namespace Name UID APIVersion
-// ResourceVersion FieldPath}.
+// objectReference is one thing a request asks to impersonate. It prints
+// as kube's v1.ObjectReference does with %v, so that the 400 reads as
+// kube's: {Kind Namespace Name UID APIVersion ResourceVersion FieldPath}.
 type objectReference struct {
 	Kind, Namespace, Name, UID, APIVersion, ResourceVersion, FieldPath string
 }
 
-// impersonationRequests lists what the headers ask for, in kube's order
-// (groups, extras, UID; the user is never there when this is called).
+// impersonationRequests lists what the headers ask for, in kube's order:
+// the user (a ServiceAccount when its name is one's), the groups, the
+// extras (keys lowercased and unescaped), the UID.
 func impersonationRequests(h http.Header) []objectReference {
 	var refs []objectReference
+	if name := h.Get(impersonateUser); name != "" {
+		ref := objectReference{Kind: "User", Name: name}
+		if ns, sa, ok := serviceAccount(name); ok {
+			ref = objectReference{Kind: "ServiceAccount", Namespace: ns, Name: sa}
+		}
+		refs = append(refs, ref)
+	}
 	for _, g := range h[impersonateGroup] {
 		refs = append(refs, objectReference{Kind: "Group", Name: g})
 	}

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/fields"
 )
 
 // requestInfo is what a request asks for, read from its method, path and
@@ -37,6 +40,11 @@ type requestInfo struct {
 	Resource    string
 	Subresource string
 	Name        string
+	// SelectedName is kube's Name of a list or watch whose field selector
+	// requires metadata.name to be one name: the authorizer sees such a
+	// request as one for that object (a Role's resourceNames allow it),
+	// while the handler still serves it as a list, by the path.
+	SelectedName string
 	// Parts are the path segments from the resource on:
 	// {resource}[/{name}[/{subresource}[/...]]].
 	Parts []string
@@ -97,9 +105,8 @@ func withRequestInfo(next http.Handler) http.Handler {
 // RequestInfoFactory does, from the decoded URL path. The differences:
 // empty path segments are dropped (as the router always did here); the
 // legacy /watch/ and /proxy/ path prefixes are not special, since no
-// route serves them; and a list's fieldSelector=metadata.name=x does not
-// become Name (which kube does only for its scope label): the path alone
-// names the object.
+// route serves them; and a list's fieldSelector=metadata.name=x becomes
+// SelectedName rather than Name, so that the path alone routes the request.
 func parseRequestInfo(r *http.Request, query url.Values) *requestInfo {
 	info := &requestInfo{Path: r.URL.Path, Verb: lowerMethod(r.Method), Query: query}
 	parts := info.split(r.URL.Path)
@@ -117,7 +124,29 @@ func parseRequestInfo(r *http.Request, query url.Values) *requestInfo {
 	info.IsResourceRequest, info.APIPrefix, info.APIGroup, info.APIVersion = true, prefix, group, parts[0]
 	info.setParts(parts[1:])
 	info.Verb = resourceVerb(r.Method, query, info.Name != "")
+	if info.Verb == "list" || info.Verb == "watch" {
+		info.SelectedName = selectedName(query)
+	}
 	return info
+}
+
+// selectedName is the name a field selector requires metadata.name to
+// be, as kube's RequestInfoFactory reads it: "" when the selector does not
+// parse, does not require one name, or names what no path segment can be.
+func selectedName(query url.Values) string {
+	raw := query.Get("fieldSelector")
+	if raw == "" {
+		return ""
+	}
+	sel, err := fields.ParseSelector(raw)
+	if err != nil {
+		return ""
+	}
+	name, ok := sel.RequiresExactMatch("metadata.name")
+	if !ok || len(content.IsPathSegmentName(name)) != 0 {
+		return ""
+	}
+	return name
 }
 
 // setParts reads [namespaces/{ns}/]{resource}[/{name}[/{subresource}]].

@@ -61,6 +61,15 @@ func TestParseRequestInfo(t *testing.T) {
 		// A cluster-scoped resource asked for inside a namespace: only
 		// inNamespace tells it from the namespace object.
 		{"GET", "/api/v1/namespaces/ns/namespaces/ns", inNS(core("/api/v1/namespaces/ns/namespaces/ns", "get", "ns", "namespaces", "ns", ""))},
+		// A list or watch of one name by field selector names it, as kube's
+		// RequestInfo does; other selectors and other verbs do not.
+		{"GET", "/api/v1/namespaces/ns/secrets?fieldSelector=metadata.name%3Dca", selected(inNS(core("/api/v1/namespaces/ns/secrets", "list", "ns", "secrets", "", "")), "ca")},
+		{"GET", "/api/v1/namespaces/ns/secrets?watch=1&fieldSelector=metadata.name%3D%3Dca", selected(inNS(core("/api/v1/namespaces/ns/secrets", "watch", "ns", "secrets", "", "")), "ca")},
+		{"GET", "/api/v1/secrets?fieldSelector=metadata.name%3Dca,type%3Dx", selected(core("/api/v1/secrets", "list", "", "secrets", "", ""), "ca")},
+		{"GET", "/api/v1/secrets?fieldSelector=metadata.name!%3Dca", core("/api/v1/secrets", "list", "", "secrets", "", "")},
+		{"GET", "/api/v1/secrets?fieldSelector=metadata.name%3D..", core("/api/v1/secrets", "list", "", "secrets", "", "")},
+		{"GET", "/api/v1/secrets?fieldSelector=metadata.namespace%3Dca", core("/api/v1/secrets", "list", "", "secrets", "", "")},
+		{"DELETE", "/api/v1/secrets?fieldSelector=metadata.name%3Dca", core("/api/v1/secrets", "deletecollection", "", "secrets", "", "")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
@@ -92,6 +101,12 @@ func res(path, verb, group, namespace, resource, name, subresource string) reque
 func core(path, verb, namespace, resource, name, subresource string) requestInfo {
 	info := res(path, verb, "", namespace, resource, name, subresource)
 	info.APIPrefix = "api"
+	return info
+}
+
+// selected sets the name a list's field selector requires.
+func selected(info requestInfo, name string) requestInfo {
+	info.SelectedName = name
 	return info
 }
 

@@ -79,9 +79,13 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 func attributesOf(r *http.Request) authz.Attributes {
 	info := requestInfoFrom(r)
 	u, _ := engine.UserFrom(r.Context())
+	name := info.Name
+	if name == "" {
+		name = info.SelectedName // a list of one named object, as kube authorizes it
+	}
 	return authz.Attributes{User: u, Verb: info.Verb, ResourceRequest: info.IsResourceRequest, Namespace: info.Namespace,
 		APIGroup: info.APIGroup, APIVersion: info.APIVersion, Resource: info.Resource, Subresource: info.Subresource,
-		Name: info.Name, Path: info.Path}
+		Name: name, Path: info.Path}
 }
 
 // openPath reports whether a path is a health endpoint, served to anyone

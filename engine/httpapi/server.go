@@ -80,6 +80,13 @@ type Options struct {
 	// Auditor records requests (--audit-policy-file, --audit-log-path);
 	// nil records nothing.
 	Auditor Auditor
+	// ServiceAccountTokens serves the serviceaccounts/token subresource
+	// and the issuer's OIDC discovery; nil serves neither (TokenReview
+	// reviews with the Authenticator all the same).
+	ServiceAccountTokens ServiceAccountTokens
+	// JWKSURI is the jwks_uri of the discovery document
+	// (--service-account-jwks-uri); empty: the issuer's /openid/v1/jwks.
+	JWKSURI string
 }
 
 // Server is the HTTP API. Build it with New.
@@ -103,6 +110,8 @@ type Server struct {
 	readOnly   *inflight
 	mutating   *inflight
 	auditor    Auditor
+	tokens     ServiceAccountTokens // Options.ServiceAccountTokens; may be nil
+	jwksURI    string
 	// authnFailures bounds the log lines of refused logins.
 	authnFailures logLimiter
 	// requestTimeout, minRequestTimeout and bookmarkInterval are Options'.
@@ -118,7 +127,7 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
 		authn: opts.Authenticator, anonymous: opts.Anonymous, anyHost: opts.InsecureAnyHost, authz: opts.Authorizer,
 		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor,
-		draining: make(chan struct{})}
+		tokens: opts.ServiceAccountTokens, jwksURI: opts.JWKSURI, draining: make(chan struct{})}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
@@ -166,7 +175,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // too.
 func (s *Server) routes() {
 	s.router.Use(s.recoverPanics, withRequestInfo, s.metrics.instrument, s.authenticate, s.audit,
-		refuseBadQueries, s.guardOpen, s.refuseImpersonation, s.authorize, s.limit, s.withTimeout)
+		refuseBadQueries, s.guardOpen, s.impersonate, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
 	s.router.Get("/livez", s.handleHealth("livez", ping))
@@ -182,6 +191,7 @@ func (s *Server) routes() {
 	s.router.Get("/apis/{group}", s.handleGroup)
 	s.router.Get("/apis/{group}/", s.handleGroup)
 	s.reviewRoutes()
+	s.serviceAccountRoutes()
 	s.router.Get("/openapi/v2", s.handleOpenAPIV2)
 	s.router.Get("/openapi/v3", s.handleOpenAPIRoot)
 	s.router.Get("/openapi/v3/*", s.handleOpenAPIGroupVersion)

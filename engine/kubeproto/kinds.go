@@ -52,8 +52,10 @@ var kinds = map[typeKey]func() message{
 	{"admissionregistration.k8s.io/v1", "MutatingAdmissionPolicyBinding"}:   func() message { return new(admissionregistrationv1.MutatingAdmissionPolicyBinding) },
 	{"storagemigration.k8s.io/v1", "StorageVersionMigration"}:               func() message { return new(storagemigrationv1.StorageVersionMigration) },
 	{"v1", "Status"}: func() message { return new(metav1.Status) },
-	// The reviews kubectl auth sends.
+	// The reviews kubectl auth sends, and kubectl create token's request.
 	{"authentication.k8s.io/v1", "SelfSubjectReview"}:      func() message { return new(authenticationv1.SelfSubjectReview) },
+	{"authentication.k8s.io/v1", "TokenRequest"}:           func() message { return new(authenticationv1.TokenRequest) },
+	{"authentication.k8s.io/v1", "TokenReview"}:            func() message { return new(authenticationv1.TokenReview) },
 	{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}: func() message { return new(authorizationv1.SelfSubjectAccessReview) },
 	{"authorization.k8s.io/v1", "SelfSubjectRulesReview"}:  func() message { return new(authorizationv1.SelfSubjectRulesReview) },
 	{"authorization.k8s.io/v1", "SubjectAccessReview"}:     func() message { return new(authorizationv1.SubjectAccessReview) },

@@ -55,6 +55,7 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 		if err != nil {
 			return err
 		}
+		s.created(created.Key)
 		w.result.object, err = s.answer(ctx, w, created)
 		return err
 	}

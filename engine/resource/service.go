@@ -35,6 +35,7 @@ type Service struct {
 	strategies map[engine.GroupResource]Strategy
 	onRemove   []func(engine.ObjectKey)
 	onDelete   []func(engine.ObjectKey)
+	onCreate   []func(engine.ObjectKey)
 }
 
 // New returns a Service over store with the wall clock.
@@ -81,6 +82,18 @@ func (s *Service) OnRemove(f func(engine.ObjectKey)) { s.onRemove = append(s.onR
 // deletes (the garbage collector) may look now. f must not block. Call it
 // before the Service serves requests.
 func (s *Service) OnDelete(f func(engine.ObjectKey)) { s.onDelete = append(s.onDelete, f) }
+
+// OnCreate calls f with the key of every object created through the
+// Service (not on dry run): whoever keeps objects beside others (the
+// default ServiceAccount of a new namespace) may look now. f must not
+// block. Call it before the Service serves requests.
+func (s *Service) OnCreate(f func(engine.ObjectKey)) { s.onCreate = append(s.onCreate, f) }
+
+func (s *Service) created(key engine.ObjectKey) {
+	for _, f := range s.onCreate {
+		f(key)
+	}
+}
 
 func (s *Service) deleted(key engine.ObjectKey) {
 	for _, f := range s.onDelete {

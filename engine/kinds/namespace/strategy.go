@@ -22,8 +22,11 @@ const nameLabel = "kubernetes.io/metadata.name"
 // Other values are removed by whoever put them there, through /finalize.
 const finalizer = "kubernetes"
 
-// protected namespaces may not be deleted.
-var protected = map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+// System are the namespaces kube-apiserver creates at start (default,
+// and those of its system namespaces controller) and tools assume: a
+// controller keeps its leader-election Lease in kube-system, a node its
+// heartbeat in kube-node-lease. Start creates them; none may be deleted.
+var System = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
 // Strategy is the Namespace kind's strategy. Build it with Register.
 type Strategy struct {
@@ -99,7 +102,7 @@ func (*Strategy) PrepareForUpdate(w *resource.Write) error {
 // one Terminating: the Finalizer empties it, then deletes it, through
 // this delete when its spec.finalizers were empty already.
 func (*Strategy) PrepareForDelete(w *resource.Write) (bool, error) {
-	if protected[w.Name] {
+	if slices.Contains(System, w.Name) {
 		return false, &engine.Error{Code: engine.CodeForbidden, Kind: "namespaces", Name: w.Name,
 			Message: fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", w.Name)}
 	}
