@@ -69,11 +69,17 @@ func writeFile(t *testing.T, path, content string) {
 // send makes one JSON request and returns the status code and body.
 func send(t *testing.T, method, url, body string) (int, string) {
 	t.Helper()
+	return sendAs(t, method, url, "application/json", body)
+}
+
+// sendAs is send with a body of contentType.
+func sendAs(t *testing.T, method, url, contentType, body string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)

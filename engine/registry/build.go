@@ -59,11 +59,13 @@ func (l *loader) bindFields() {
 }
 
 // fieldsSpec describes r for managedFields. Conversion is read when a
-// conversion is needed: the rules are bound to r before bindFields.
+// conversion is needed: the rules are bound to r before bindFields. An
+// object converted for field tracking is pruned to its target version, as
+// a client of that version sees it: kube's FieldManager types it against
+// that version's schema, and a field the version cannot hold (kept by the
+// remainder) would fail that and lose the write's managedFields entry.
 func fieldsSpec(r *Resource) apply.Spec {
-	s := apply.Spec{Group: r.Group, Kind: r.Kind, Convert: func(obj []byte, from, to string) ([]byte, error) {
-		return r.Conversion.Convert(obj, from, to)
-	}}
+	s := apply.Spec{Group: r.Group, Kind: r.Kind, Convert: r.ConvertTo}
 	for _, v := range r.Versions {
 		av := apply.Version{Name: v.Name, Status: v.Subresources.Status}
 		if v.Schema != nil {
