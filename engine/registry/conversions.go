@@ -222,3 +222,26 @@ func (l *loader) resourceOf(group, kind string) *Resource {
 	}
 	return nil
 }
+
+// WithRules returns a copy of r converted by doc, a rules document (JSON),
+// parsed, checked and bound exactly as a load attaches the rules of file,
+// in place of any r has: the problems are that load's (those of file), and
+// the copy is nil when there are any. The copy is for checking rules
+// before they are stored (see package prove), not for serving.
+func (r *Resource) WithRules(file string, doc []byte) (*Resource, []Problem) {
+	c := r.fresh()
+	c.Conversion, c.ConversionFile, c.rulesJSON = nil, "", nil
+	l := newLoader(nil, LoadOptions{})
+	l.resources = []*Resource{c}
+	l.loadRules(document{file: file, json: doc})
+	var problems []Problem
+	for _, p := range l.problems {
+		if p.File == file {
+			problems = append(problems, p)
+		}
+	}
+	if len(l.problems) > 0 {
+		return nil, problems
+	}
+	return c, nil
+}
