@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -119,5 +121,43 @@ func TestConversionRulesOverriddenByFile(t *testing.T) {
 	_, got := httpGet(t, obj)
 	if msg := gjson.Get(got, `status.conditions.0.message`).Str; !strings.Contains(msg, "plumbing.example.com/pipe.yaml, which wins") {
 		t.Errorf("the condition does not name the rules file: %q", msg)
+	}
+}
+
+// `dynapi migrate` converts by the rules stored through the API, as serve
+// does: a Clock stored in v1, migrated after its definition made v2 the
+// storage version, keeps v1's cron as v2's schedule.
+func TestMigrateWithConversionRules(t *testing.T) {
+	url, _ := startPostgres(t)
+	m := runMain(t, Config{DatabaseURL: url})
+	base := "http://" + m.Addr()
+	storedInV1 := strings.NewReplacer(`"storage":true`, `"storage":false`, `"storage":false`, `"storage":true`).Replace(clockCRD)
+	mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, storedInV1)
+	waitFor(t, http.StatusOK, clocks("v1"), base)
+	mustDo(t, http.StatusCreated, http.MethodPost, base+rulesPath, clockRules(`[{"move":{"from":"spec.cron","to":"spec.schedule"}}]`))
+	waitForConditions(t, base+rulesPath+"/clock.time.example.com", "Active=True:Converting")
+	mustDo(t, http.StatusCreated, http.MethodPost, base+clocks("v1"),
+		`{"apiVersion":"time.example.com/v1","kind":"Clock","metadata":{"name":"nightly"},"spec":{"cron":"0 3 * * *"}}`)
+	crd := mustDo(t, http.StatusOK, http.MethodGet, base+crdsPath+"/clocks.time.example.com", "")
+	versions := gjson.Get(clockCRD, "spec.versions").Raw // v2 stores
+	if code, out := sendAs(t, http.MethodPatch, base+crdsPath+"/clocks.time.example.com", "application/merge-patch+json",
+		`{"metadata":{"resourceVersion":"`+gjson.Get(crd, "metadata.resourceVersion").Str+`"},"spec":{"versions":`+versions+`}}`); code != http.StatusOK {
+		t.Fatalf("make v2 the storage version: %d %s", code, out)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout, stderr bytes.Buffer
+	args := []string{"migrate", "--database-url", url, "--schemas", "../../schemas", "--conversions", "../../conversions"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("dynapi migrate: %v\n%s", err, stderr.String())
+	}
+	if want := "clocks.time.example.com: stored in v1=1; rewrote 1 into v2"; !strings.Contains(stdout.String(), want) {
+		t.Fatalf("dynapi migrate printed:\n%s\nwant %q", stdout.String(), want)
+	}
+	base = "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
+	if got := mustDo(t, http.StatusOK, http.MethodGet, base+clocks("v2")+"/nightly", ""); gjson.Get(got, "spec.schedule").Str != "0 3 * * *" {
+		t.Errorf("migrated without the rules: %s", got)
 	}
 }
