@@ -161,3 +161,24 @@ func TestMigrateWithConversionRules(t *testing.T) {
 		t.Errorf("migrated without the rules: %s", got)
 	}
 }
+
+// RBAC applies to ConversionRules as to any kind: a user may create them
+// only once a role grants it, and then still may not delete them.
+func TestConversionRulesRBAC(t *testing.T) {
+	url, _ := startPostgres(t)
+	_, s := startRBAC(t, url)
+	s.must(http.StatusCreated, "admin", http.MethodPost, crdsPath, clockCRD)
+	rules := clockRules(`[{"move":{"from":"spec.cron","to":"spec.schedule"}}]`)
+	code, body := s.as("bob", http.MethodPost, rulesPath, rules)
+	want := `conversionrules.dynapi.dev is forbidden: User "bob" cannot create resource "conversionrules" in API group "dynapi.dev" at the cluster scope`
+	if code != http.StatusForbidden || gjson.Get(body, "message").Str != want {
+		t.Fatalf("create without a role: %d %s", code, body)
+	}
+	s.must(http.StatusCreated, "admin", http.MethodPost, rbacPath+"clusterroles",
+		role("ClusterRole", "", "rules-writer", `[{"apiGroups":["dynapi.dev"],"resources":["conversionrules"],"verbs":["create","get"]}]`))
+	s.must(http.StatusCreated, "admin", http.MethodPost, rbacPath+"clusterrolebindings",
+		binding("ClusterRoleBinding", "", "bob-writes-rules", "ClusterRole", "rules-writer", `[{"kind":"User","name":"bob"}]`))
+	s.eventually(http.StatusCreated, "bob", http.MethodPost, rulesPath, rules)
+	s.must(http.StatusOK, "bob", http.MethodGet, rulesPath+"/clock.time.example.com", "")
+	s.must(http.StatusForbidden, "bob", http.MethodDelete, rulesPath+"/clock.time.example.com", "")
+}
