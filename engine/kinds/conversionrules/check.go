@@ -30,7 +30,7 @@ func Check(obj []byte, snap *registry.Snapshot) ([]engine.FieldError, []string) 
 	if !ok {
 		return nil, []string{"no kind " + kindName(group, kind) + " is served: its rules are checked and applied when it is"}
 	}
-	checked, problems := r.WithRules(registry.APIRulesPrefix+name, []byte(spec.Raw))
+	checked, problems := r.WithRules(registry.APIRulesPrefix+name, specOf(obj))
 	if len(problems) > 0 {
 		return ruleCauses(problems, kindName(group, kind)+": "), nil
 	}

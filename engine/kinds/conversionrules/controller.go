@@ -103,7 +103,7 @@ func (c *Controller) Sync(ctx context.Context) error {
 func (c *Controller) hand() {
 	rules := make(map[string][]byte, len(c.objects))
 	for name, obj := range c.objects {
-		rules[name] = []byte(gjson.GetBytes(obj, "spec").Raw)
+		rules[name] = specOf(obj)
 	}
 	if c.handed != nil && maps.EqualFunc(rules, c.handed, bytes.Equal) {
 		return
@@ -143,6 +143,9 @@ func (c *Controller) forget(obj []byte) {
 		delete(c.views, name)
 	}
 }
+
+// specOf is an object's spec: its rules document.
+func specOf(obj []byte) []byte { return []byte(gjson.GetBytes(obj, "spec").Raw) }
 
 func nameOf(obj []byte) string { return gjson.GetBytes(obj, "metadata.name").Str }
 
