@@ -3,7 +3,6 @@ package conversionrules
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/informer"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 )
@@ -42,20 +42,17 @@ type Definitions interface {
 // statuses in line with the stored ConversionRules. Build it with New;
 // call Sync once, then Run.
 type Controller struct {
-	service *resource.Service
-	defs    Definitions
-	logger  *slog.Logger
+	service  *resource.Service
+	defs     Definitions
+	logger   *slog.Logger
+	informer *informer.Informer
 	// Now is the clock for the condition's lastTransitionTime.
 	Now func() time.Time
-	// Retry is the pause before listing again after a watch failed.
-	Retry time.Duration
 
 	// The state below belongs to the goroutine running Sync and Run.
 	objects map[string][]byte // the objects by name, as last read
 	handed  map[string][]byte // the rules of each, as last handed to defs
 	views   map[string]string // the condition of each, as last written or found (see writeStatus)
-	rv      int64             // the resourceVersion objects is current at
-	listed  bool              // whether objects is a list, not left from a failure
 }
 
 // New returns a Controller that serves the rules stored through service
@@ -63,39 +60,36 @@ type Controller struct {
 // refuses rules `dynapi check` would refuse.
 func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
 	service.Register(GroupResource, Strategy{defs: defs})
-	return &Controller{service: service, defs: defs, logger: logger, Now: time.Now, Retry: time.Second,
-		views: map[string]string{}}
-}
-
-// target resolves the kind in the current snapshot; ok is false while it
-// is not served (switched off by --runtime-config).
-func (c *Controller) target() (resource.Target, bool) {
-	r, v, ok := c.defs.Load().Lookup(GroupResource.Group, version, GroupResource.Resource)
-	return resource.Target{Resource: r, Version: v}, ok
+	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now, views: map[string]string{}}
+	c.informer = informer.New(service, defs.Changed, handler{c}, logger, "ConversionRules")
+	return c
 }
 
 // Sync lists the objects, hands their rules to the registry and brings
 // their statuses up to date. It does nothing while the kind is not served.
 // Errors: those of listing.
-func (c *Controller) Sync(ctx context.Context) error {
-	c.listed = false
-	t, ok := c.target()
-	if !ok {
-		return nil
-	}
-	objects := map[string][]byte{}
-	meta, err := c.service.List(ctx, t, engine.ListOptions{}, func(obj []byte) error {
-		objects[nameOf(obj)] = bytes.Clone(obj) // the list may reuse its buffers
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("list ConversionRules: %w", err)
-	}
-	c.objects, c.rv, c.listed = objects, meta.ResourceVersion, true
-	c.hand()
-	c.reconcile(ctx, t)
-	return nil
+func (c *Controller) Sync(ctx context.Context) error { return c.informer.Sync(ctx) }
+
+// Run follows the objects from where Sync left off until ctx ends. A
+// snapshot swap (a file changed, a definition was created) rewrites the
+// statuses, as a rules file may now win, or the kind be served.
+func (c *Controller) Run(ctx context.Context) { c.informer.Run(ctx) }
+
+// handler is the Controller as its informer drives it.
+type handler struct{ c *Controller }
+
+// Target resolves the kind in the current snapshot; ok is false while it
+// is not served (switched off by --runtime-config).
+func (h handler) Target() (resource.Target, bool) {
+	r, v, ok := h.c.defs.Load().Lookup(GroupResource.Group, version, GroupResource.Resource)
+	return resource.Target{Resource: r, Version: v}, ok
 }
+
+func (h handler) Listed(objects map[string][]byte)                 { h.c.objects = objects }
+func (h handler) Put(obj []byte)                                   { h.c.remember(obj) }
+func (h handler) Remove(obj []byte)                                { h.c.forget(obj) }
+func (h handler) Settle()                                          { h.c.hand() }
+func (h handler) Reconcile(ctx context.Context, t resource.Target) { h.c.reconcile(ctx, t) }
 
 // hand gives the objects' rules to the registry when they changed since
 // the last time: a status write (every one comes back as an event) costs
