@@ -17,8 +17,9 @@
 // every process sharing the database. Then it writes each object's Active
 // condition: True when its rules convert the kind; False when a rules file
 // for the same kind wins (OverriddenByFile), when the kind is not served
-// (KindNotServed), or when the rules no longer fit the kind's schemas
-// (Refused).
+// (KindNotServed), when the rules no longer fit the kind's schemas
+// (Refused), or when the kind serves on with its previous definition and
+// rules because a change was refused (NotApplied).
 //
 //	POST /apis/dynapi.dev/v1alpha1/conversionrules
 //	  → Strategy (check, prove) → Store → watch event (every process)

@@ -33,6 +33,7 @@ const (
 	ReasonOverriddenByFile = "OverriddenByFile" // a rules file for the kind wins
 	ReasonKindNotServed    = "KindNotServed"    // no such kind is served
 	ReasonRefused          = "Refused"          // the rules do not fit the kind's schemas
+	ReasonNotApplied       = "NotApplied"       // the kind serves on as it was: its new definition or rules were refused
 )
 
 // activeIn is the Active condition of object name, whose rules convert
@@ -57,7 +58,7 @@ func activeIn(snap *registry.Snapshot, problems []registry.Problem, name, group,
 	case !ok:
 		return falseCondition(ReasonKindNotServed, "no kind "+kindName(group, kind)+" is served")
 	case r.ConversionFile != file:
-		return falseCondition(ReasonKindNotServed, kindName(group, kind)+" serves with its previous definition and rules")
+		return falseCondition(ReasonNotApplied, kindName(group, kind)+" serves with its previous definition and rules (GET /debug/definitions says why)")
 	}
 	return condition{Type: "Active", Status: "True", Reason: ReasonConverting,
 		Message: "the rules convert " + kindName(group, kind) + " through its hub " + r.Conversion.Hub()}
