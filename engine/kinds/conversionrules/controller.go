@@ -60,7 +60,10 @@ type Controller struct {
 // refuses rules `dynapi check` would refuse.
 func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
 	service.Register(GroupResource, Strategy{defs: defs})
-	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now, views: map[string]string{}}
+	// handed starts empty, as the reloader's rules do: a start without
+	// rules costs no rebuild of the definitions.
+	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now,
+		handed: map[string][]byte{}, views: map[string]string{}}
 	c.informer = informer.New(service, defs.Changed, handler{c}, logger, "ConversionRules")
 	return c
 }
@@ -99,7 +102,7 @@ func (c *Controller) hand() {
 	for name, obj := range c.objects {
 		rules[name] = specOf(obj)
 	}
-	if c.handed != nil && maps.EqualFunc(rules, c.handed, bytes.Equal) {
+	if maps.EqualFunc(rules, c.handed, bytes.Equal) {
 		return
 	}
 	c.defs.SetAPIConversions(rules)
