@@ -37,7 +37,8 @@ func clockRules(toHub string) string {
 func clocks(version string) string { return strings.Replace(clocksPath, "%s", version, 1) }
 
 // Two processes on one database: rules created through one convert on the
-// other within 2 s, and the object's Active condition says so.
+// other within 2 s, and the object's Active condition says so; deleted
+// through the other, they stop converting on the first within 2 s.
 func TestConversionRulesThroughTheAPIOnTwoProcesses(t *testing.T) {
 	url, _ := startPostgres(t)
 	a := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
@@ -64,6 +65,13 @@ func TestConversionRulesThroughTheAPIOnTwoProcesses(t *testing.T) {
 		t.Errorf("read back in v1 through B: %s", got)
 	}
 	waitForConditions(t, b+rulesPath+"/clock.time.example.com", "Active=True:Converting")
+
+	// Deleted through B, the rules stop converting on A: v1 is v2 renamed.
+	mustDo(t, http.StatusOK, http.MethodDelete, b+rulesPath+"/clock.time.example.com", "")
+	wait.Eventually(t, 2*time.Second, func() (bool, string) {
+		got := mustDo(t, http.StatusOK, http.MethodGet, a+clocks("v1")+"/nightly", "")
+		return !gjson.Get(got, "spec.cron").Exists(), "v1 read through A without the rules; last: " + got
+	})
 }
 
 // Rules that do not fit the kind, or lose a field, are refused with a 422
