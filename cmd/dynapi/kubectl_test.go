@@ -130,3 +130,35 @@ func TestKubectlDefinitionsThroughTheAPI(t *testing.T) {
 		return err != nil && strings.Contains(out, `doesn't have a resource type "crontabs"`), "kubectl get crontabs fails; last: " + out
 	})
 }
+
+// Conversion rules applied with kubectl convert the kind they name: a
+// Clock written in v1 reads in v2 with v1's cron as v2's schedule.
+func TestKubectlConversionRules(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
+	}
+	url, _ := startPostgres(t)
+	server := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
+	steps := []struct {
+		args []string
+		want []string // substrings of the output
+	}{
+		{[]string{"apply", "-f", "testdata/kubectl/clock-crd.yaml"}, []string{"clocks.time.example.com created"}},
+		{[]string{"wait", "--for=condition=Established", "crd/clocks.time.example.com", "--timeout=5s"}, []string{"condition met"}},
+		{[]string{"apply", "-f", "testdata/kubectl/clock-rules.yaml"}, []string{"conversionrules.dynapi.dev/clock.time.example.com created"}},
+		{[]string{"wait", "--for=condition=Active", "convrules/clock.time.example.com", "--timeout=5s"}, []string{"condition met"}},
+		{[]string{"get", "convrules"}, []string{"KIND", "HUB", "ACTIVE", "clock.time.example.com", "Clock", "v2", "True"}},
+		{[]string{"apply", "-f", "testdata/kubectl/clock-v1.yaml"}, []string{"clock.time.example.com/nightly created"}},
+		{[]string{"get", "clocks.v2.time.example.com", "nightly", "-o", "jsonpath={.spec.schedule}"}, []string{"0 3 * * *"}},
+		{[]string{"get", "clocks.v1.time.example.com", "nightly", "-o", "jsonpath={.spec.cron}"}, []string{"0 3 * * *"}},
+	}
+	for _, s := range steps {
+		k := kubectl{t: t, server: server, home: t.TempDir()} // a new discovery cache each step
+		out := k.run(s.args...)
+		for _, w := range s.want {
+			if !strings.Contains(out, w) {
+				t.Fatalf("kubectl %s: output lacks %q:\n%s", strings.Join(s.args, " "), w, out)
+			}
+		}
+	}
+}

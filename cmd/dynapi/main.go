@@ -17,6 +17,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"k8s.io/klog/v2"
 )
 
 func main() {
@@ -95,6 +97,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return check(cfg, stdout, stderr)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	// Kubernetes' libraries (the FieldManager, apimachinery) log through
+	// klog: into the server's log, in its format, not klog's own lines on
+	// stderr beside it.
+	klog.SetSlogLogger(logger)
 	if cmd == "migrate" {
 		return migrate(ctx, cfg, logger, stdout)
 	}

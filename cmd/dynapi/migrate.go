@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/dynapi/dynapi/engine/kinds/conversionrules"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/reload"
@@ -44,7 +45,14 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 	if err := defs.Reload(); err != nil {
 		return err
 	}
-	if err := crd.New(resource.New(m.store), defs, logger).Sync(ctx); err != nil {
+	// The kinds and the rules stored through the API convert as serve
+	// converts them: rows of a kind whose rules are a ConversionRules
+	// object would otherwise be rewritten by apiVersion alone.
+	service := resource.New(m.store)
+	if err := crd.New(service, defs, logger).Sync(ctx); err != nil {
+		return err
+	}
+	if err := conversionrules.New(service, defs, logger).Sync(ctx); err != nil {
 		return err
 	}
 	for _, res := range defs.Load().Resources() {

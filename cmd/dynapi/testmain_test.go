@@ -223,6 +223,13 @@ func (l *processLog) check(t *testing.T, name string) {
 	}
 }
 
+// String returns the whole output.
+func (l *processLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
 // tail returns the end of the output.
 func (l *processLog) tail() string {
 	l.mu.Lock()

@@ -6,14 +6,15 @@
 // ClusterRoleBinding; apiextensions.k8s.io/v1 CustomResourceDefinition;
 // admissionregistration.k8s.io/v1's webhook configurations and admission
 // policies with their bindings; storagemigration.k8s.io/v1
-// StorageVersionMigration; apiregistration.k8s.io/v1 APIService.
+// StorageVersionMigration; apiregistration.k8s.io/v1 APIService; and
+// dynapi's own dynapi.dev/v1alpha1 ConversionRules.
 //
 // They are definition files in the native format, embedded in the binary:
 // package registry loads them before any definition file, whatever folder
 // the server is given, so that their names cannot be taken; only
-// --runtime-config switches them off. The schemas of all but Namespace and
-// CustomResourceDefinition are generated from Kubernetes' published
-// OpenAPI by ./gen (go generate). What the server does for a kind beyond
+// --runtime-config switches them off. The schemas of all but Namespace,
+// CustomResourceDefinition and ConversionRules (dynapi's own) are
+// generated from Kubernetes' published OpenAPI by ./gen (go generate). What the server does for a kind beyond
 // its schema is that kind's strategy, in the kind's own package.
 //
 // The package imports nothing of the engine, so that the registry can.

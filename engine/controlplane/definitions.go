@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/kinds/conversionrules"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
@@ -30,7 +31,7 @@ type Files struct {
 // through the API; nil, with cfg.Snapshots served as they are, without
 // Files. A folder that cannot be read is logged, not fatal: what could be
 // read serves, and the folder is watched for when it comes back.
-func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) crd.Definitions {
+func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) *reload.Reloader {
 	if cfg.Files == nil {
 		if c.indexer != nil {
 			c.indexer.swapped(c.snapshots.Load())
@@ -61,11 +62,27 @@ func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) crd.Def
 // serveStoredDefinitions serves the CustomResourceDefinitions stored
 // through the API, listed before it returns, and follows them until
 // Close; nothing without a reloader (defs nil). Errors: Sync's.
-func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, defs crd.Definitions) error {
+func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, defs *reload.Reloader) error {
 	if defs == nil {
 		return nil
 	}
 	controller := crd.New(cfg.Service, defs, cfg.Logger)
+	if err := controller.Sync(ctx); err != nil {
+		return err
+	}
+	c.Go(ctx, controller.Run)
+	return nil
+}
+
+// serveStoredConversions serves the ConversionRules stored through the
+// API, listed and handed to defs before it returns (after the stored
+// definitions, whose kinds they may convert), and follows them until
+// Close; nothing without a reloader (defs nil). Errors: Sync's.
+func (c *ControlPlane) serveStoredConversions(ctx context.Context, cfg Config, defs *reload.Reloader) error {
+	if defs == nil {
+		return nil
+	}
+	controller := conversionrules.New(cfg.Service, defs, cfg.Logger)
 	if err := controller.Sync(ctx); err != nil {
 		return err
 	}

@@ -93,9 +93,10 @@ type ControlPlane struct {
 // Start starts everything Config names, in the order `dynapi serve`
 // needs: the definitions (loaded when it returns) and the field indexes
 // that follow them, the strategies, the garbage collector, the stored
-// CustomResourceDefinitions (served when it returns), the system
-// namespaces, their finalizer and what every namespace holds (the
-// default ServiceAccount, kube-root-ca.crt), the HTTP API, the RBAC bootstrap roles
+// CustomResourceDefinitions (served when it returns) and ConversionRules
+// (converting when it returns), the system namespaces, their finalizer and
+// what every namespace holds (the default ServiceAccount,
+// kube-root-ca.crt), the HTTP API, the RBAC bootstrap roles
 // and index (listed when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
@@ -128,6 +129,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 		collector = gc.New(cfg.Service, cfg.Collect, c.snapshots) // sees every delete through the service
 	}
 	if err := c.serveStoredDefinitions(ctx, cfg, defs); err != nil {
+		return err
+	}
+	if err := c.serveStoredConversions(ctx, cfg, defs); err != nil {
 		return err
 	}
 	if err := ensureNamespaces(ctx, cfg, c.snapshots.Load()); err != nil {

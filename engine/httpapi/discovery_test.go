@@ -31,7 +31,7 @@ func TestDiscovery(t *testing.T) {
 		t.Fatalf("/apis: %s", groups)
 	}
 	jsoneq.Assert(t, groups.get("groups.#.name").Raw, `["admissionregistration.k8s.io","apiextensions.k8s.io","apiregistration.k8s.io","authentication.k8s.io","authorization.k8s.io",
-		"coordination.k8s.io","events.k8s.io","labs.example.com","plumbing.example.com","rbac.authorization.k8s.io","shop.example.com",
+		"coordination.k8s.io","dynapi.dev","events.k8s.io","labs.example.com","plumbing.example.com","rbac.authorization.k8s.io","shop.example.com",
 		"storagemigration.k8s.io"]`)
 
 	shop := s.mustDo(http.StatusOK, http.MethodGet, "/apis/shop.example.com", "", "")

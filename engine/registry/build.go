@@ -60,13 +60,17 @@ func (l *loader) bindFields() {
 
 // fieldsSpec describes r for managedFields. Conversion is read when a
 // conversion is needed: the rules are bound to r before bindFields. A kind
-// converted by its webhook is converted by webhooks.
+// converted by its webhook is converted by webhooks. An object converted
+// by rules for field tracking is pruned to its target version, as a client
+// of that version sees it: kube's FieldManager types it against that
+// version's schema, and a field the version cannot hold (kept by the
+// remainder) would fail that and lose the write's managedFields entry.
 func fieldsSpec(r *Resource, webhooks BatchConverter) apply.Spec {
 	s := apply.Spec{Group: r.Group, Kind: r.Kind, Convert: func(obj []byte, from, to string) ([]byte, error) {
 		if from != to && r.ConvertsByWebhook() {
 			return convertByWebhook(webhooks, r, obj, to)
 		}
-		return r.Conversion.Convert(obj, from, to)
+		return r.ConvertTo(obj, from, to)
 	}}
 	for _, v := range r.Versions {
 		av := apply.Version{Name: v.Name, Status: v.Subresources.Status}

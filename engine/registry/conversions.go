@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -39,6 +40,27 @@ func (l *loader) loadConversions(conversions fs.FS) {
 	}
 	l.refuseRulesLost(walkFailures(problems))
 }
+
+// loadAPIConversions loads the rules created through the API, after every
+// rules file: a file's rules for the same kind win, as definition files
+// win over definitions created through the API, and the document is then
+// reported (a warning) rather than refused.
+func (l *loader) loadAPIConversions() {
+	for _, name := range slices.Sorted(maps.Keys(l.opts.APIConversions)) {
+		d := document{file: APIRulesPrefix + name, json: l.opts.APIConversions[name]}
+		if r := l.resourceOfRules(d.json); r != nil && r.ConversionFile != "" && !IsAPIFile(r.ConversionFile) {
+			w := rulesProblem(d, nameOf(r), RulesOverridden+" "+r.ConversionFile+", which wins")
+			w.Warning = true
+			l.report(w)
+			continue
+		}
+		l.loadRules(d)
+	}
+}
+
+// RulesOverridden starts the reason of the warning on rules created through
+// the API for a kind whose rules a file gives.
+const RulesOverridden = "not applied: the kind's rules are given in the rules file"
 
 // refuseRulesLost refuses the kinds, now without rules, whose previous
 // rules file lies in a folder that could not be read (an unmounted
@@ -86,11 +108,7 @@ func (l *loader) refuseNamedAfter(file string) {
 
 // loadRules parses, checks and attaches one kind's rules.
 func (l *loader) loadRules(d document) {
-	var head struct {
-		Group string `json:"group"`
-		Kind  string `json:"kind"`
-	}
-	_ = json.Unmarshal(d.json, &head) // a file too broken to name its kind is reported by Parse
+	head := headOf(d.json)
 	name := definitionName(&native{Group: head.Group, Kind: head.Kind})
 	r := l.resourceOf(head.Group, head.Kind)
 	rules, parseErr := convert.Parse(d.json)
@@ -178,6 +196,26 @@ func (l *loader) ruleProblem(p Problem) {
 	l.report(p)
 }
 
+// rulesHead is what names a rules document's kind.
+type rulesHead struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+// headOf reads a rules document's kind; a document too broken to name it
+// is reported by Parse.
+func headOf(doc []byte) rulesHead {
+	var head rulesHead
+	_ = json.Unmarshal(doc, &head)
+	return head
+}
+
+// resourceOfRules finds the loaded kind a rules document names.
+func (l *loader) resourceOfRules(doc []byte) *Resource {
+	head := headOf(doc)
+	return l.resourceOf(head.Group, head.Kind)
+}
+
 // resourceOf finds a loaded kind.
 func (l *loader) resourceOf(group, kind string) *Resource {
 	for _, r := range l.resources {
@@ -186,4 +224,27 @@ func (l *loader) resourceOf(group, kind string) *Resource {
 		}
 	}
 	return nil
+}
+
+// WithRules returns a copy of r converted by doc, a rules document (JSON),
+// parsed, checked and bound exactly as a load attaches the rules of file,
+// in place of any r has: the problems are that load's (those of file), and
+// the copy is nil when there are any. The copy is for checking rules
+// before they are stored (see package prove), not for serving.
+func (r *Resource) WithRules(file string, doc []byte) (*Resource, []Problem) {
+	c := r.fresh()
+	c.Conversion, c.ConversionFile, c.rulesJSON = nil, "", nil
+	l := newLoader(nil, LoadOptions{})
+	l.resources = []*Resource{c}
+	l.loadRules(document{file: file, json: doc})
+	var problems []Problem
+	for _, p := range l.problems {
+		if p.File == file {
+			problems = append(problems, p)
+		}
+	}
+	if len(l.problems) > 0 {
+		return nil, problems
+	}
+	return c, nil
 }

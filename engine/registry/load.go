@@ -60,6 +60,7 @@ func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Proble
 	if conversions != nil {
 		l.loadConversions(conversions)
 	}
+	l.loadAPIConversions()
 	l.adoptPrevious()
 	l.bindFields()
 	l.checkChanges()

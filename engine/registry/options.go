@@ -14,6 +14,11 @@ import (
 // in a domain, so the two do not meet even when schemas has a folder api.
 const APIFilePrefix = "api/"
 
+// APIRulesPrefix starts the ConversionFile of a Resource, and the File of
+// a Problem, whose rules come from LoadOptions.APIConversions:
+// "api/conversionrules/<name>". No definition's name has a slash.
+const APIRulesPrefix = APIFilePrefix + "conversionrules/"
+
 // LoadOptions are LoadWith's options; the zero value is Load.
 type LoadOptions struct {
 	// Previous is the snapshot the load replaces (nil: none). A broken file
@@ -32,6 +37,13 @@ type LoadOptions struct {
 	// conflict with one of them. The slices must not be modified once
 	// given: a later load given the same slice takes it as the same text.
 	APIDefinitions map[string][]byte
+	// APIConversions are conversion rules created through the API, by
+	// name: one rules document each (JSON), read like a rules file named
+	// APIRulesPrefix+name after every rules file. A rules file for the same
+	// kind wins: the document is then not applied, and a warning on its
+	// File says why (see RulesOverridden). The slices must not be modified
+	// once given.
+	APIConversions map[string][]byte
 	// RuntimeConfig switches groups and versions off: their versions are
 	// loaded as not served.
 	RuntimeConfig RuntimeConfig

@@ -132,3 +132,24 @@ func (r *Resource) DeprecationWarning(v *Version) string {
 func (r *Resource) apiVersion(version string) string {
 	return engine.GroupVersionKind{Group: r.Group, Version: version}.APIVersion()
 }
+
+// ConvertTo converts obj, an object of version from, into version to by
+// r's rules, pruned to what to's schema holds: what a client of to sees,
+// without what the remainder keeps beside a stored object. A kind without
+// rules has one shape: only apiVersion changes, and nothing is pruned.
+// Errors: those of the rules' Convert, and a version r does not have.
+func (r *Resource) ConvertTo(obj []byte, from, to string) ([]byte, error) {
+	out, err := r.Conversion.Convert(obj, from, to)
+	if err != nil || r.Conversion == nil {
+		return out, err
+	}
+	v, ok := r.Version(to)
+	if !ok {
+		return nil, fmt.Errorf("convert %s: no version %q", r.Kind, to)
+	}
+	if v.Schema == nil {
+		return out, nil
+	}
+	out, _ = v.Schema.Prune(out)
+	return out, nil
+}

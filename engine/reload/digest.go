@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
+
+	"github.com/dynapi/dynapi/engine/registry"
 )
 
 // digestFS hashes every file read through it, name and contents, in the
@@ -35,6 +37,13 @@ func digestAPI(h hash.Hash, sums map[string][sha256.Size]byte) {
 	for _, name := range slices.Sorted(maps.Keys(sums)) {
 		sum := sums[name]
 		writeDigest(h, "api/"+name, sum[:])
+	}
+}
+
+// digestRules adds the conversion rules created through the API to h.
+func digestRules(h hash.Hash, rules map[string][]byte) {
+	for _, name := range slices.Sorted(maps.Keys(rules)) {
+		writeDigest(h, registry.APIRulesPrefix+name, rules[name])
 	}
 }
 

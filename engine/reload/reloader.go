@@ -68,6 +68,8 @@ type Reloader struct {
 	// each; guarded by mu.
 	api     map[string][]byte
 	apiSums map[string][sha256.Size]byte
+	// rules are the conversion rules created through the API; guarded by mu.
+	rules map[string][]byte
 
 	current atomic.Pointer[build]
 
@@ -160,6 +162,18 @@ func (r *Reloader) SetAPIDefinitions(defs map[string][]byte) {
 	_ = r.reloadLocked() // logged
 }
 
+// SetAPIConversions replaces the conversion rules created through the API
+// (name → rules document JSON) and builds a snapshot with them before it
+// returns: swapped in whole, as a file reload's. Their problems have the
+// File registry.APIRulesPrefix + name. It keeps the slices: the caller
+// must not modify them afterwards.
+func (r *Reloader) SetAPIConversions(rules map[string][]byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rules = rules
+	_ = r.reloadLocked() // logged
+}
+
 func (r *Reloader) reloadLocked() error {
 	prev := r.current.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), r.opts.PreviewTimeout)
@@ -167,10 +181,11 @@ func (r *Reloader) reloadLocked() error {
 	checks := newChecks(prev.checks)
 	digest := sha256.New()
 	snap, problems := registry.LoadWith(digestFS{os.DirFS(r.schemasDir), digest}, r.conversionsFS(digest), registry.LoadOptions{
-		Previous: prev.snap, APIDefinitions: r.api, RuntimeConfig: r.opts.RuntimeConfig,
+		Previous: prev.snap, APIDefinitions: r.api, APIConversions: r.rules, RuntimeConfig: r.opts.RuntimeConfig,
 		CheckChange: r.checkChange(ctx, checks), Progress: r.opts.Progress, Webhooks: r.opts.Webhooks,
 	})
 	digestAPI(digest, r.apiSums)
+	digestRules(digest, r.rules)
 	next := &build{snap: snap, problems: problems, checks: checks.current(snap), digest: string(digest.Sum(nil)),
 		unmatched: r.opts.RuntimeConfig.Unmatched(snap)}
 	r.report(prev, next) // first, so that whoever Changed wakes finds the metrics current
@@ -216,10 +231,10 @@ func (r *Reloader) unreadable(problems []registry.Problem) error {
 // for a definition created through the API or built in (embedded).
 func (r *Reloader) dirOf(file string, conversion bool) string {
 	switch {
-	case conversion:
-		return r.conversionsDir
 	case registry.IsAPIFile(file), registry.IsBuiltinFile(file):
 		return ""
+	case conversion:
+		return r.conversionsDir
 	}
 	return r.schemasDir
 }

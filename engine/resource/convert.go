@@ -57,11 +57,10 @@ func storedDefaults(r *registry.Resource, stored string, body []byte) ([]byte, b
 // hubIn converts h, an object in the hub version, into version v, pruned
 // to what v holds.
 func hubIn(c converter, r *registry.Resource, h []byte, v *registry.Version) ([]byte, error) {
-	out, err := c.convert(r, h, Hub(r), v.Name)
-	if err != nil || r.Conversion == nil {
-		return out, err
+	if r.ConvertsByWebhook() {
+		return c.convert(r, h, Hub(r), v.Name) // pruned as the webhook's answers are
 	}
-	return pruneTo(v, out)
+	return r.ConvertTo(h, Hub(r), v.Name)
 }
 
 // StoredToHub converts o, a stored object of r, into r's hub version, as
@@ -136,10 +135,7 @@ func toStorage(c converter, t Target, name string, obj []byte, rv int64, oldHub 
 		return engine.Object{}, err
 	}
 	storage, _ := r.Version(r.StorageVersion)
-	if stored.Body, err = r.Conversion.Convert(h, Hub(r), r.StorageVersion); err == nil {
-		stored.Body, err = pruneTo(storage, stored.Body)
-	}
-	if err != nil {
+	if stored.Body, err = r.ConvertTo(h, Hub(r), r.StorageVersion); err != nil {
 		return engine.Object{}, fmt.Errorf("convert to storage version: %w", err)
 	}
 	stored.Remainder, err = lost(r, h, storage)

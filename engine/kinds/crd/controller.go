@@ -3,7 +3,6 @@ package crd
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/informer"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
 )
@@ -43,20 +43,17 @@ type Definitions interface {
 // line with the stored CustomResourceDefinitions. Build it with New; call
 // Sync once, then Run.
 type Controller struct {
-	service *resource.Service
-	defs    Definitions
-	logger  *slog.Logger
+	service  *resource.Service
+	defs     Definitions
+	logger   *slog.Logger
+	informer *informer.Informer
 	// Now is the clock for the conditions' lastTransitionTime.
 	Now func() time.Time
-	// Retry is the pause before listing again after a watch failed.
-	Retry time.Duration
 
 	// The state below belongs to the goroutine running Sync and Run.
 	objects map[string][]byte      // the definitions by name, as last read
 	handed  map[string]string      // the spec hash of each, as last handed to defs
 	views   map[string]string      // the status view of each, as last written or found (see writeStatus)
-	rv      int64                  // the resourceVersion objects is current at
-	listed  bool                   // whether objects is a list, not left from a failure
 	parsed  map[string]*definition // what was read of each object (see pass.go)
 	current *pass                  // the pass reconcile is in, if any
 	judged  *pass                  // the last reconcile's (see judge.go)
@@ -70,40 +67,42 @@ type Controller struct {
 // that it refuses a definition the registry would refuse.
 func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
 	service.Register(GroupResource, Strategy{})
-	return &Controller{service: service, defs: defs, logger: logger, Now: time.Now, Retry: time.Second,
+	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now,
 		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
-}
-
-// target resolves the kind in the current snapshot; ok is false when no
-// definition file declares it.
-func (c *Controller) target() (resource.Target, bool) {
-	r, v, ok := c.defs.Load().Lookup(GroupResource.Group, version, GroupResource.Resource)
-	return resource.Target{Resource: r, Version: v}, ok
+	c.informer = informer.New(service, defs.Changed, handler{c}, logger, "CustomResourceDefinitions")
+	return c
 }
 
 // Sync lists the definitions, hands them to the registry and brings their
 // statuses up to date. It does nothing while the kind is not declared.
 // Errors: those of listing.
-func (c *Controller) Sync(ctx context.Context) error {
-	c.listed = false
-	t, ok := c.target()
-	if !ok {
-		return nil
-	}
-	objects := map[string][]byte{}
-	meta, err := c.service.List(ctx, t, engine.ListOptions{}, func(obj []byte) error {
-		objects[nameOf(obj)] = bytes.Clone(obj) // the list may reuse its buffers
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("list CustomResourceDefinitions: %w", err)
-	}
-	c.objects, c.rv, c.listed = objects, meta.ResourceVersion, true
-	c.pending.all, c.respec.all = true, true
-	c.hand()
-	c.reconcile(ctx, t)
-	return nil
+func (c *Controller) Sync(ctx context.Context) error { return c.informer.Sync(ctx) }
+
+// Run follows the definitions from where Sync left off until ctx ends. A
+// snapshot swap (a definition file changed) rewrites the statuses, as a
+// file may now claim a definition's names.
+func (c *Controller) Run(ctx context.Context) { c.informer.Run(ctx) }
+
+// handler is the Controller as its informer drives it.
+type handler struct{ c *Controller }
+
+// Target resolves the kind in the current snapshot; ok is false when no
+// definition file declares it.
+func (h handler) Target() (resource.Target, bool) {
+	r, v, ok := h.c.defs.Load().Lookup(GroupResource.Group, version, GroupResource.Resource)
+	return resource.Target{Resource: r, Version: v}, ok
 }
+
+// Listed takes a full list: every definition may have changed.
+func (h handler) Listed(objects map[string][]byte) {
+	h.c.objects = objects
+	h.c.pending.all, h.c.respec.all = true, true
+}
+
+func (h handler) Put(obj []byte)                                   { h.c.remember(obj) }
+func (h handler) Remove(obj []byte)                                { h.c.forget(obj) }
+func (h handler) Settle()                                          { h.c.hand() }
+func (h handler) Reconcile(ctx context.Context, t resource.Target) { h.c.reconcile(ctx, t) }
 
 // hand gives the servable definitions to the registry when they or a spec
 // changed since the last time: a status write (every one of ours comes

@@ -1,0 +1,191 @@
+// Package informer lists one kind's stored objects, then watches them, and
+// hands every change to a Handler, as client-go's informers feed a
+// controller: what a controller of a kind the server owns (the
+// CustomResourceDefinitions, the ConversionRules) needs to follow its
+// objects on every process. Whenever the watch ends (the history it needs
+// was compacted, the database went away), it pauses and lists again.
+//
+// It reads through the write pipeline's Service, as a client would, and
+// wakes on snapshot swaps too: a definition file that changed may change
+// what the handler makes of the same objects.
+package informer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
+)
+
+// Handler is one controller's state of the objects it follows. The
+// Informer calls it from the goroutine running Sync and Run only.
+type Handler interface {
+	// Target resolves the kind in the current snapshot; ok is false while
+	// it is not served.
+	Target() (t resource.Target, ok bool)
+	// Listed replaces what the handler holds with a full list, by name.
+	// It may keep the objects: they are never modified.
+	Listed(objects map[string][]byte)
+	// Put keeps an added or modified object; Remove drops a deleted one.
+	Put(obj []byte)
+	Remove(obj []byte)
+	// Settle is called after a list, and after each burst of events: the
+	// handler hands on what changed (one rebuild per burst).
+	Settle()
+	// Reconcile is called after Settle, and after each snapshot swap.
+	Reconcile(ctx context.Context, t resource.Target)
+}
+
+// Informer follows one kind for a Handler. Build it with New; call Sync
+// once, then Run.
+type Informer struct {
+	service *resource.Service
+	changed func() <-chan struct{} // a channel closed at the next snapshot swap
+	handler Handler
+	logger  *slog.Logger
+	what    string // the kind's plural, in logs and errors: "ConversionRules"
+	// Retry is the pause before listing again after a watch failed.
+	Retry time.Duration
+
+	// The state below belongs to the goroutine running Sync and Run.
+	rv     int64 // the resourceVersion the handler is current at
+	listed bool  // whether the handler holds a list, not what a failure left
+}
+
+// New returns an Informer of the objects handler's Target names, read
+// through service; changed returns a channel closed at the next snapshot
+// swap (reload.Reloader.Changed is one). what names the kind in logs.
+func New(service *resource.Service, changed func() <-chan struct{}, handler Handler, logger *slog.Logger, what string) *Informer {
+	return &Informer{service: service, changed: changed, handler: handler, logger: logger, what: what, Retry: time.Second}
+}
+
+var (
+	errNotListed  = errors.New("not listed")
+	errWatchEnded = errors.New("the watch ended")
+)
+
+// Sync lists the objects and hands them to the handler (Listed, Settle,
+// Reconcile). It does nothing while the kind is not served. Errors: those
+// of listing.
+func (in *Informer) Sync(ctx context.Context) error {
+	in.listed = false
+	t, ok := in.handler.Target()
+	if !ok {
+		return nil
+	}
+	objects := map[string][]byte{}
+	meta, err := in.service.List(ctx, t, engine.ListOptions{}, func(obj []byte) error {
+		objects[gjson.GetBytes(obj, "metadata.name").Str] = bytes.Clone(obj) // the list may reuse its buffers
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("list %s: %w", in.what, err)
+	}
+	in.rv, in.listed = meta.ResourceVersion, true
+	in.handler.Listed(objects)
+	in.handler.Settle()
+	in.handler.Reconcile(ctx, t)
+	return nil
+}
+
+// Run follows the objects from where Sync left off until ctx ends.
+func (in *Informer) Run(ctx context.Context) {
+	for {
+		err := in.follow(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if !errors.Is(err, errNotListed) {
+			in.logger.Warn("watching "+in.what, "err", err)
+		}
+		if !wait.Sleep(ctx, in.Retry) {
+			return
+		}
+		if err := in.Sync(ctx); err != nil && ctx.Err() == nil {
+			in.logger.Warn("syncing "+in.what, "err", err)
+		}
+	}
+}
+
+// follow applies the watch's events and snapshot swaps until the watch
+// ends. While the kind is not served, it waits for a swap that may serve
+// it; when the last Sync failed, it returns at once.
+func (in *Informer) follow(ctx context.Context) error {
+	changed := in.changed()
+	t, ok := in.handler.Target()
+	if !ok {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+		}
+		return errNotListed
+	}
+	if !in.listed {
+		return errNotListed
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the watch's goroutine
+	events, err := in.service.Watch(ctx, t, resource.WatchOptions{
+		List: engine.ListOptions{ResourceVersion: strconv.FormatInt(in.rv, 10)}})
+	if err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		case ev, ok := <-events:
+			if err := in.applyAll(ev, ok, events); err != nil {
+				return err
+			}
+			in.handler.Settle()
+		}
+		// Taken before Reconcile reads the snapshot, so that no swap
+		// after that read goes unnoticed.
+		changed = in.changed()
+		in.handler.Reconcile(ctx, t)
+	}
+}
+
+// applyAll applies ev and every event already waiting behind it, so that
+// a burst of changes costs one Settle. ok is false when events is closed.
+func (in *Informer) applyAll(ev resource.WatchEvent, ok bool, events <-chan resource.WatchEvent) error {
+	for {
+		if err := in.apply(ev, ok); err != nil {
+			return err
+		}
+		select {
+		case ev, ok = <-events:
+		default:
+			return nil
+		}
+	}
+}
+
+// apply hands one event to the handler.
+func (in *Informer) apply(ev resource.WatchEvent, ok bool) error {
+	switch {
+	case !ok:
+		in.listed = false
+		return errWatchEnded
+	case ev.Type == engine.EventError:
+		in.listed = false
+		return ev.Err
+	case ev.Type == engine.EventDeleted:
+		in.handler.Remove(ev.Object)
+	case ev.Type == engine.EventAdded || ev.Type == engine.EventModified:
+		in.handler.Put(ev.Object)
+	}
+	in.rv = max(in.rv, gjson.GetBytes(ev.Object, "metadata.resourceVersion").Int())
+	return nil
+}
