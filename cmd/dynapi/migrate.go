@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/reload"
@@ -44,11 +45,15 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 	if err := defs.Reload(); err != nil {
 		return err
 	}
-	if err := crd.New(resource.New(m.store), defs, logger).Sync(ctx); err != nil {
+	// Each rewrite goes through the pipeline, with the built-in kinds'
+	// strategies, as a StorageVersionMigration's does on a server.
+	service := resource.New(m.store)
+	controlplane.Register(service)
+	if err := crd.New(service, defs, logger).Sync(ctx); err != nil {
 		return err
 	}
 	for _, res := range defs.Load().Resources() {
-		report, err := storagemigration.Run(ctx, m.store, res, cfg.MigrateBatch)
+		report, err := storagemigration.Run(ctx, service, res, storagemigration.Options{Batch: cfg.MigrateBatch})
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", res.GroupResource(), err)
 		}
