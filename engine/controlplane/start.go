@@ -48,10 +48,14 @@ type Config struct {
 	// (the postgres Store), in the background; nil: none are made.
 	FieldIndexes FieldIndexer
 	// NamespaceRecheck is how often the namespace finalizer looks for
-	// namespaces marked through other processes, and GCRecheck how often
-	// the garbage collector looks for work done through them; 0: every
-	// 10 seconds.
-	NamespaceRecheck, GCRecheck time.Duration
+	// namespaces marked through other processes, GCRecheck how often
+	// the garbage collector looks for work done through them, and
+	// MigrationRecheck how often the storage version migrations are
+	// looked at for those created through them; 0: every 10 seconds.
+	NamespaceRecheck, GCRecheck, MigrationRecheck time.Duration
+	// MigrationBatch is how many objects a StorageVersionMigration reads
+	// and rewrites per page, its status updated after each (0: 500).
+	MigrationBatch int64
 	// Webhooks is the one client that conversion and admission webhooks
 	// are called with (its service resolver, transports and metrics);
 	// nil: a client with kube's DNS form of service addresses and no
@@ -83,7 +87,7 @@ type ControlPlane struct {
 // needs: the definitions (loaded when it returns) and the field indexes
 // that follow them, the strategies, the garbage collector, the stored
 // CustomResourceDefinitions (served when it returns), the "default"
-// namespace and its finalizer, the HTTP API, the RBAC bootstrap roles
+// namespace and its finalizer, the storage version migrations, the HTTP API, the RBAC bootstrap roles
 // and index (listed when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
@@ -107,7 +111,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 		c.Go(ctx, c.indexer.run)
 	}
 	defs := c.startDefinitions(ctx, cfg)
-	namespaces := Register(cfg.Service)
+	kinds := Register(cfg.Service)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
 	if cfg.Collect != nil {
@@ -122,8 +126,10 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	} else if err != nil {
 		return err
 	}
-	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
-	c.Go(ctx, func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	nsRecheck, gcRecheck, svmRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck), orDefault(cfg.MigrationRecheck)
+	c.Go(ctx, func(ctx context.Context) { kinds.Namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	kinds.Migrations.Batch = cfg.MigrationBatch
+	c.Go(ctx, func(ctx context.Context) { kinds.Migrations.Run(ctx, c.snapshots, svmRecheck, cfg.Logger) })
 	if collector != nil {
 		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
 	}
