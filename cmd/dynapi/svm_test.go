@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -194,4 +195,37 @@ func wantStoredIn(t *testing.T, url string, want map[string]string) {
 			}
 		}
 	}
+}
+
+// The same with the real kubectl: `kubectl create -f svm.yaml` starts a
+// migration, `kubectl wait` sees it succeed, `kubectl get -o yaml` shows
+// its conditions, and the definition's storedVersions are trimmed.
+func TestKubectlStorageVersionMigration(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
+	}
+	url := storeOldVersions(t)
+	k := kubectl{t: t, server: "http://" + startMain(t, Config{DatabaseURL: url}).Addr(), home: t.TempDir()}
+	steps := []struct {
+		args []string
+		want []string // substrings of the output
+	}{
+		{[]string{"create", "-f", "testdata/kubectl/svm.yaml"}, []string{"storageversionmigration.storagemigration.k8s.io/crontabs-v2 created"}},
+		{[]string{"wait", "--for=condition=Succeeded", "storageversionmigration/crontabs-v2", "--timeout=10s"}, []string{"condition met"}},
+		{[]string{"get", "storageversionmigration", "crontabs-v2", "-o", "yaml"}, []string{
+			"  - lastTransitionTime:", "    message: Migration completed\n    observedGeneration: 1\n    reason: MigrationCompleted\n    status: \"False\"\n    type: Running",
+			"    message: Migration completed\n    reason: StorageVersionMigrationSucceeded\n    status: \"True\"\n    type: Succeeded",
+			"  resourceVersion: \""}},
+		{[]string{"get", "storageversionmigrations"}, []string{"NAME", "RESOURCE", "crontabs-v2", "crontabs"}},
+		{[]string{"get", "crd", "crontabs.stable.example.com", "-o", "jsonpath={.status.storedVersions}"}, []string{`["v2"]`}},
+	}
+	for _, s := range steps {
+		out := k.run(s.args...)
+		for _, w := range s.want {
+			if !strings.Contains(out, w) {
+				t.Fatalf("kubectl %s: output lacks %q:\n%s", strings.Join(s.args, " "), w, out)
+			}
+		}
+	}
+	wantStoredIn(t, url, map[string]string{"crontabs.stable.example.com": "v2 stable.example.com/v2"})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tidwall/sjson"
 	svmv1 "k8s.io/api/storagemigration/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,18 @@ type Strategy struct {
 }
 
 var _ resource.Strategy = Strategy{}
+
+// PrepareForCreate clears the status, as kube-apiserver does: its typed
+// object then reads with an empty status, which a JSON patch's add of
+// /status/conditions needs.
+func (Strategy) PrepareForCreate(w *resource.Write) error {
+	obj, err := sjson.SetRawBytes(w.Object, "status", []byte("{}"))
+	if err != nil {
+		return fmt.Errorf("clear status: %w", err)
+	}
+	w.Object = obj
+	return nil
+}
 
 // AfterWrite tells the Controller of a new migration, so that it starts
 // without waiting for its next look.
