@@ -59,6 +59,9 @@ func TestStorageVersionMigrationCRUD(t *testing.T) {
 	path := svms + "/test-crud"
 	created := s.mustDo(http.StatusCreated, http.MethodPost, svms+"?fieldValidation=Strict", "application/json", initialSVM)
 	s.mustDo(http.StatusOK, http.MethodGet, path, "", "")
+	if list := s.mustDo(http.StatusOK, http.MethodGet, svms+"?labelSelector=e2e-test.kubernetes.io%3Dcrud", "", ""); list.get("items.#").Int() != 1 {
+		t.Fatalf("list by the test's label: %s", list)
+	}
 	updated := s.updateRetrying(path, "", func(obj string) string {
 		out, _ := sjson.Set(obj, "metadata.labels."+gjson.Escape(svmLabel), "test")
 		return out

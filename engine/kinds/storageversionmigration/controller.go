@@ -113,7 +113,9 @@ func (c *Controller) Pass(ctx context.Context, snap *registry.Snapshot) (again b
 	}
 	var errs []error
 	for _, gr := range slices.SortedFunc(maps.Keys(byResource), compareGroupResource) {
-		errs = append(errs, c.advance(ctx, l, gr, byResource[gr]))
+		if slices.ContainsFunc(byResource[gr], (*migration).pending) {
+			errs = append(errs, c.advance(ctx, l, gr, byResource[gr]))
+		}
 	}
 	return l.again, errors.Join(errs...)
 }

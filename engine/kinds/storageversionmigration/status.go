@@ -44,6 +44,10 @@ func (m *migration) ended() bool {
 	return isTrue(&m.svm, svmv1.MigrationSucceeded) || isTrue(&m.svm, svmv1.MigrationFailed)
 }
 
+// pending reports whether m has something left to do: it has not ended,
+// or it has and is still Running (not completed).
+func (m *migration) pending() bool { return m.running() || !m.ended() }
+
 // reread reads m again. Errors: those of Get.
 func (c *Controller) reread(ctx context.Context, l *look, m *migration) error {
 	obj, err := c.service.Get(ctx, l.t, m.svm.Name)
