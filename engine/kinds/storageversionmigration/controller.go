@@ -131,8 +131,12 @@ func (c *Controller) advance(ctx context.Context, l *look, gr metav1.GroupResour
 	var running, next *migration
 	for _, m := range ms {
 		// Read again under the lock: another process may have moved it on.
-		if err := c.reread(ctx, l, m); err != nil {
-			return ignoreNotFound(err)
+		err := c.reread(ctx, l, m)
+		if engine.ErrorCode(err) == engine.CodeNotFound {
+			continue // deleted meanwhile: nothing to do
+		}
+		if err != nil {
+			return err
 		}
 		switch {
 		case m.running() && m.ended():
@@ -159,15 +163,6 @@ func compareMigrations(a, b *migration) int {
 
 func compareGroupResource(a, b metav1.GroupResource) int {
 	return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Resource, b.Resource))
-}
-
-// ignoreNotFound drops NotFound: a migration deleted meanwhile needs
-// nothing more.
-func ignoreNotFound(err error) error {
-	if engine.ErrorCode(err) == engine.CodeNotFound {
-		return nil
-	}
-	return err
 }
 
 // conditionTypes are the migration's conditions, kube's.

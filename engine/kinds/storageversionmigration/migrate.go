@@ -2,7 +2,6 @@ package storageversionmigration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -84,10 +83,12 @@ func (c *Controller) rewrite(ctx context.Context, l *look, m *migration, r *regi
 		return c.succeed(ctx, l, m, report)
 	case ctx.Err() != nil:
 		return err
+	case engine.ErrorCode(err) == engine.CodeNotFound:
+		return nil // the migration was deleted: its progress could not be written
 	case transient(err):
+		// Not logged each time it is tried again: the status says it.
 		l.again = true
-		msg := runningMessage(&report, err)
-		return errors.Join(err, c.update(ctx, l, m, c.condition(runningType, metav1.ConditionTrue, runningReason, msg, 0)))
+		return c.update(ctx, l, m, c.condition(runningType, metav1.ConditionTrue, runningReason, runningMessage(&report, err), 0))
 	}
 	msg := fmt.Sprintf("%d/%d not yet migrated. migration encountered unhandled error: %s", report.Pending(), report.Total, err)
 	return c.end(ctx, l, m, c.condition(runningType, metav1.ConditionTrue, runningReason, runningMessage(&report, nil), 0),
