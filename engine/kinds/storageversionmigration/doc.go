@@ -17,8 +17,9 @@
 //	    trimmed to the storage version, StorageMigrating=False.
 //
 // Migrations of one resource run one at a time, the oldest first, as
-// kube's runner promotes them; migrations of different resources do not
-// wait for each other. One process at a time works on a resource, under a
+// kube's runner promotes them; a process runs those of different
+// resources one after another, and another process takes a resource the
+// first does not hold. One process at a time works on a resource, under a
 // Store lock (engine.Store.TryLock), as the garbage collector and the
 // namespace finalizer work; every write it makes, to the objects migrated
 // and to the migrations' and definitions' statuses, goes through the
