@@ -36,7 +36,8 @@ type Config struct {
 	// WatchBookmarkInterval is how often a watch that allows bookmarks
 	// gets one.
 	WatchBookmarkInterval time.Duration
-	// MigrateBatch is how many objects `dynapi migrate` reads per page.
+	// MigrateBatch is how many objects `dynapi migrate`, and each
+	// StorageVersionMigration a server runs, read per page.
 	MigrateBatch int64
 	// RuntimeConfig switches API groups and versions off, as
 	// kube-apiserver's --runtime-config (see registry.ParseRuntimeConfig).
@@ -144,8 +145,8 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 			"kube's EncryptionConfiguration file: encrypt the bodies of the resources it names at rest (read at start)"+
 				withEnv("encryption-provider-config", "DYNAPI_ENCRYPTION_PROVIDER_CONFIG"))
 	}
-	if cmd == "migrate" {
-		fs.Int64Var(&c.MigrateBatch, "batch", 500, "objects read and rewritten per page")
+	if cmd == "serve" || cmd == "migrate" {
+		fs.Int64Var(&c.MigrateBatch, "batch", 500, "objects read and rewritten per page by migrate and by each StorageVersionMigration")
 	}
 	if cmd == "serve" {
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address to serve on"+withEnv("listen", "DYNAPI_LISTEN"))

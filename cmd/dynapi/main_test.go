@@ -199,8 +199,7 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
-		SchemaChangePolicy: "report", GCPercent: 200, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout,
-		WebhookServiceResolver: webhook.DefaultServiceTemplate, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
+		SchemaChangePolicy: "report", GCPercent: 200, MigrateBatch: 500, WebhookServiceResolver: webhook.DefaultServiceTemplate, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
 			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
 			RequestTimeout: time.Minute, MinRequestTimeout: 1800,
 			AuditLog: audit.Options{MaxSizeMB: 100, MaxBackups: 10}}}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dynapi/dynapi/engine/kinds/conversionrules"
+	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/reload"
@@ -45,10 +46,13 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 	if err := defs.Reload(); err != nil {
 		return err
 	}
-	// The kinds and the rules stored through the API convert as serve
-	// converts them: rows of a kind whose rules are a ConversionRules
-	// object would otherwise be rewritten by apiVersion alone.
+	// Each rewrite goes through the pipeline, with the built-in kinds'
+	// strategies, as a StorageVersionMigration's does on a server; the
+	// kinds and the rules stored through the API convert as serve converts
+	// them: rows of a kind whose rules are a ConversionRules object would
+	// otherwise be rewritten by apiVersion alone.
 	service := resource.New(m.store)
+	controlplane.Register(service)
 	if err := crd.New(service, defs, logger).Sync(ctx); err != nil {
 		return err
 	}
@@ -56,7 +60,7 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 		return err
 	}
 	for _, res := range defs.Load().Resources() {
-		report, err := storagemigration.Run(ctx, m.store, res, cfg.MigrateBatch)
+		report, err := storagemigration.Run(ctx, service, res, storagemigration.Options{Batch: cfg.MigrateBatch})
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", res.GroupResource(), err)
 		}

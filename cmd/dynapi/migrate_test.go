@@ -31,17 +31,15 @@ func TestDescribeMigration(t *testing.T) {
 	}
 }
 
-// TestMigrateCommand runs `dynapi migrate` as a user would, after the
-// storage version of Pipe moved from v1 to v2: the first run rewrites the
-// object stored in v1, the second finds nothing left to do.
-func TestMigrateCommand(t *testing.T) {
-	url, _ := startPostgres(t)
-	// The shipped definitions, with v1 as Pipe's storage version.
-	oldSchemas := t.TempDir()
-	if err := os.CopyFS(oldSchemas, os.DirFS("../../schemas")); err != nil {
+// schemasWithPipeStoredInV1 is a copy of the shipped definitions with v1
+// as Pipe's storage version, as before a change of storage version.
+func schemasWithPipeStoredInV1(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../schemas")); err != nil {
 		t.Fatal(err)
 	}
-	pipeFile := filepath.Join(oldSchemas, "plumbing.example.com", "pipe.yaml")
+	pipeFile := filepath.Join(dir, "plumbing.example.com", "pipe.yaml")
 	pipe, err := os.ReadFile(pipeFile)
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +52,15 @@ func TestMigrateCommand(t *testing.T) {
 	if err := os.WriteFile(pipeFile, []byte(moved), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// TestMigrateCommand runs `dynapi migrate` as a user would, after the
+// storage version of Pipe moved from v1 to v2: the first run rewrites the
+// object stored in v1, the second finds nothing left to do.
+func TestMigrateCommand(t *testing.T) {
+	url, _ := startPostgres(t)
+	oldSchemas := schemasWithPipeStoredInV1(t)
 	m := runMain(t, Config{DatabaseURL: url, Schemas: oldSchemas})
 	mustDo(t, http.StatusCreated, http.MethodPost, "http://"+m.Addr()+"/apis/plumbing.example.com/v1/namespaces/default/pipes",
 		`{"apiVersion":"plumbing.example.com/v1","kind":"Pipe","metadata":{"name":"main"},
@@ -99,7 +106,7 @@ func TestMigrateCommand(t *testing.T) {
 	}
 
 	// A missing definitions folder is named, not taken for a broken file.
-	err = run(context.Background(), []string{"migrate", "--database-url", url, "--schemas", "no-such-dir"}, io.Discard, io.Discard)
+	err := run(context.Background(), []string{"migrate", "--database-url", url, "--schemas", "no-such-dir"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "schemas directory") {
 		t.Errorf("dynapi migrate --schemas no-such-dir: %v; want an error naming the schemas directory", err)
 	}

@@ -16,16 +16,26 @@ import (
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
 	"github.com/dynapi/dynapi/engine/kinds/roles"
 	"github.com/dynapi/dynapi/engine/kinds/secret"
+	"github.com/dynapi/dynapi/engine/kinds/storageversionmigration"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
+// Controllers are the background work of the built-in kinds, to run
+// beside the Service their strategies are registered with.
+type Controllers struct {
+	// Namespaces empties and deletes the namespaces being deleted.
+	Namespaces *namespace.Finalizer
+	// Migrations runs the StorageVersionMigrations.
+	Migrations *storageversionmigration.Controller
+}
+
 // Register registers every built-in kind's strategy but the
-// CustomResourceDefinition's, and returns the namespace Finalizer to run
+// CustomResourceDefinition's, and returns their controllers to run
 // beside service.
-func Register(service *resource.Service) *namespace.Finalizer {
+func Register(service *resource.Service) Controllers {
 	configmap.Register(service)
 	secret.Register(service)
 	roles.Register(service)
 	apiservice.Register(service)
-	return namespace.Register(service)
+	return Controllers{Namespaces: namespace.Register(service), Migrations: storageversionmigration.Register(service)}
 }

@@ -49,11 +49,14 @@ type Config struct {
 	FieldIndexes FieldIndexer
 	// NamespaceRecheck is how often the namespace finalizer looks for
 	// namespaces marked through other processes (and the keeper of
-	// namespace contents for namespaces created through them),
-	// and GCRecheck how often
-	// the garbage collector looks for work done through them; 0: every
-	// 10 seconds.
-	NamespaceRecheck, GCRecheck time.Duration
+	// namespace contents for namespaces created through them), GCRecheck
+	// how often the garbage collector looks for work done through them,
+	// and MigrationRecheck how often the storage version migrations are
+	// looked at for those created through them; 0: every 10 seconds.
+	NamespaceRecheck, GCRecheck, MigrationRecheck time.Duration
+	// MigrationBatch is how many objects a StorageVersionMigration reads
+	// and rewrites per page, its status updated after each (0: 500).
+	MigrationBatch int64
 	// Webhooks is the one client that conversion and admission webhooks
 	// are called with (its service resolver, transports and metrics);
 	// nil: a client with kube's DNS form of service addresses and no
@@ -96,7 +99,8 @@ type ControlPlane struct {
 // CustomResourceDefinitions (served when it returns) and ConversionRules
 // (converting when it returns), the system namespaces, their finalizer and
 // what every namespace holds (the default ServiceAccount,
-// kube-root-ca.crt), the HTTP API, the RBAC bootstrap roles
+// kube-root-ca.crt), the storage version migrations, the HTTP API, the
+// RBAC bootstrap roles
 // and index (listed when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
@@ -121,7 +125,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	c.startConversionWebhooks(cfg) // before anything reads or writes through the service
 	defs := c.startDefinitions(ctx, cfg)
-	namespaces := Register(cfg.Service)
+	kinds := Register(cfg.Service)
 	contents := namespace.NewContents(cfg.Service, namespaceContents(cfg.RootCA)...)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
@@ -137,9 +141,11 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	if err := ensureNamespaces(ctx, cfg, c.snapshots.Load()); err != nil {
 		return err
 	}
-	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
-	c.Go(ctx, func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	nsRecheck, gcRecheck, svmRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck), orDefault(cfg.MigrationRecheck)
+	c.Go(ctx, func(ctx context.Context) { kinds.Namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	c.Go(ctx, func(ctx context.Context) { contents.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	kinds.Migrations.Batch = cfg.MigrationBatch
+	c.Go(ctx, func(ctx context.Context) { kinds.Migrations.Run(ctx, c.snapshots, svmRecheck, cfg.Logger) })
 	if collector != nil {
 		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dynapi/dynapi/engine/registry"
+	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/storagemigration"
 )
 
@@ -70,15 +71,15 @@ func TestStorageVersionChange(t *testing.T) {
 	}
 
 	res, _ := v1Storage.ResourceByKind("plumbing.example.com", "Pipe")
-	report, err := storagemigration.Run(context.Background(), s.store, res, 1)
+	report, err := storagemigration.Run(context.Background(), resource.New(s.store), res, storagemigration.Options{Batch: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if report.Before["v1"] != 1 || report.Before["v2"] != 1 || report.Rewritten != 1 {
 		t.Fatalf("migrate into v1: %+v", report)
 	}
-	again, err := storagemigration.Run(context.Background(), s.store, res, 1)
-	if err != nil || again.Rewritten != 0 || again.Before["v1"] != 2 {
+	again, err := storagemigration.Run(context.Background(), resource.New(s.store), res, storagemigration.Options{Batch: 1})
+	if err != nil || again.Rewritten != 0 || again.Before["v1"] != 2 || again.Total != 2 || again.Pending() != 0 {
 		t.Fatalf("second migrate: %+v, %v", again, err)
 	}
 	for _, name := range []string{"old", "new"} {

@@ -35,6 +35,15 @@ func (s *Service) store(ctx context.Context, w *Write) error {
 	return nil
 }
 
+// storedAsWritten reports whether the stored row is what a write of the
+// same object stores now: in the storage version, read through the
+// encryption key writes use. kube-apiserver compares the bytes it would
+// store with the stored ones, and its transformer's stale flag, so that a
+// no-op update is how a storage version migration rewrites an object.
+func (w *Write) storedAsWritten() bool {
+	return w.stored.StoredVersion == w.Target.Resource.StorageVersion && !w.stored.Stale
+}
+
 func (w *Write) dryRun() bool { return w.Options.DryRun || w.delete.DryRun }
 
 func (s *Service) storeCreate(ctx context.Context, w *Write) error {
@@ -108,9 +117,10 @@ func (s *Service) renameGenerated(w *Write) error {
 // its last finalizer went away while it was marked for deletion. An update
 // that changes nothing writes nothing and keeps the resourceVersion, as
 // kube-apiserver does; one that adds only the defaults the stored row
-// lacked (reads show them) writes them.
+// lacked (reads show them) writes them, and so does one of a row not
+// stored as a write stores it now (see storedAsWritten).
 func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
-	unchanged := !w.oldDefaulted && sameManaged(w.managedFields.managed, w.oldManaged) && w.same.all()
+	unchanged := !w.oldDefaulted && w.storedAsWritten() && sameManaged(w.managedFields.managed, w.oldManaged) && w.same.all()
 	if err := w.joinManagedFields(); err != nil {
 		return err
 	}

@@ -75,28 +75,6 @@ func StoredToHub(r *registry.Resource, o engine.Object) ([]byte, error) {
 	return h, err
 }
 
-// ToStorageVersion converts o, a stored object of r, into r's storage
-// version, ready for engine.Store.Update with o's resourceVersion as its
-// precondition: what a storage version migration writes. Errors: r has no
-// storage version, and those of StoredToHub and of the conversion into
-// the storage version.
-func ToStorageVersion(r *registry.Resource, o engine.Object) (engine.Object, error) {
-	storage, ok := r.Version(r.StorageVersion)
-	if !ok {
-		return engine.Object{}, fmt.Errorf("%s has no storage version %s", r.GroupResource(), r.StorageVersion)
-	}
-	h, err := StoredToHub(r, o)
-	if err != nil {
-		return engine.Object{}, err
-	}
-	obj, err := hubIn(converter{}, r, h, storage)
-	if err != nil {
-		return engine.Object{}, err
-	}
-	t := Target{Resource: r, Version: storage, Namespace: o.Key.Namespace}
-	return toStorage(converter{}, t, o.Key.Name, obj, o.ResourceVersion, h)
-}
-
 // storedToHub gives a stored body its storage defaults (defaulted says
 // whether it lacked some), converts it to the hub and puts back what its
 // stored version could not hold.

@@ -15,6 +15,7 @@ type kind struct {
 	scope      string
 	columns    []column
 	selectable []string // field selectors kube-apiserver serves for the kind, as selectable fields' paths
+	status     bool     // whether kube-apiserver serves a status subresource for the kind
 	note       string   // the file's leading comment
 }
 
@@ -121,7 +122,8 @@ var kinds = []kind{
 		columns: []column{{Name: "PolicyName", Type: "string", JSONPath: ".spec.policyName"}, {Name: "ParamRef", Type: "string", JSONPath: ".spec.paramRef.name"}, age}},
 	{file: "storagemigration.k8s.io/storageversionmigration.yaml", spec: svmSpec, schema: "io.k8s.api.storagemigration.v1.StorageVersionMigration",
 		group: "storagemigration.k8s.io", version: "v1", kind: "StorageVersionMigration", plural: "storageversionmigrations", scope: "Cluster",
-		columns: []column{{Name: "Resource", Type: "string", JSONPath: ".spec.resource.resource"}, age}},
+		columns: []column{{Name: "Resource", Type: "string", JSONPath: ".spec.resource.resource"}, age}, status: true,
+		note: "spec is immutable; status is written through /status; a migration is run (see engine/kinds/storageversionmigration)."},
 	{file: "apiregistration.k8s.io/apiservice.yaml", spec: apiregSpec, schema: "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService",
 		group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", scope: "Cluster",
 		columns: []column{

@@ -28,6 +28,9 @@ func render(k kind, schema map[string]any, version string) ([]byte, error) {
 	if len(k.selectable) > 0 {
 		v["selectableFields"] = k.selectable
 	}
+	if k.status {
+		v["subresources"] = map[string]any{"status": map[string]any{}}
+	}
 	y, err := yaml.Marshal([]any{v})
 	if err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ type condition struct {
 	LastTransitionTime string `json:"lastTransitionTime"`
 	Reason             string `json:"reason"`
 	Message            string `json:"message"`
+	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
 }
 
 // Conditions, with kube-apiserver's reasons and messages.
@@ -62,11 +63,24 @@ func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []re
 	}
 	old, oldJSON, stored := d.written()
 	s = status{
-		Conditions:     []condition{c.since(accept, old), c.since(est, old)},
+		Conditions:     append([]condition{c.since(accept, old), c.since(est, old)}, othersOf(old)...),
 		AcceptedNames:  acceptedNames,
 		StoredVersions: stored,
 	}
 	return s, s.json() != oldJSON
+}
+
+// othersOf returns the conditions of old that others own (a storage
+// version migration's StorageMigrating), to be kept as they are, as
+// kube-apiserver's controllers set only their own.
+func othersOf(old status) []condition {
+	var others []condition
+	for _, c := range old.Conditions {
+		if c.Type != namesAccepted.Type && c.Type != established.Type {
+			others = append(others, c)
+		}
+	}
+	return others
 }
 
 func (s status) json() string {

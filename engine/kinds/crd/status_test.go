@@ -155,3 +155,26 @@ func TestStoredVersions(t *testing.T) {
 		}
 	}
 }
+
+// A condition another controller owns (a storage version migration's
+// StorageMigrating) is kept as it is: the status is not rewritten for it,
+// and a rewrite for another reason keeps it.
+func TestStatusOfKeepsOthersConditions(t *testing.T) {
+	t.Parallel()
+	obj := crdJSON("shop.example.com", "gadgets", "Gadget")
+	c := newController(t, map[string][]byte{"gadgets.shop.example.com": obj})
+	defs := c.defs
+	first, _ := c.statusOf(obj, defs.Load(), defs.Problems())
+	migrating := `{"type":"StorageMigrating","status":"False","lastTransitionTime":"2025-01-02T03:04:05Z",` +
+		`"reason":"MigrationSucceeded","message":"The migration has succeeded","observedGeneration":2}`
+	status, _ := sjson.SetRaw(first.json(), "conditions.-1", migrating)
+	obj, _ = sjson.SetRawBytes(obj, "status", []byte(status))
+	if again, changed := c.statusOf(obj, defs.Load(), defs.Problems()); changed {
+		t.Fatalf("status rewritten for a condition it does not own:\n%s\n%s", status, again.json())
+	}
+	defs.SetAPIDefinitions(nil) // no longer served: rewritten
+	s, changed := c.statusOf(obj, defs.Load(), defs.Problems())
+	if out := s.json(); !changed || !strings.Contains(out, migrating) {
+		t.Fatalf("status after unserving: %v %s, want %s kept", changed, out, migrating)
+	}
+}
