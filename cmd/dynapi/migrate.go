@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/dynapi/dynapi/engine/kinds/conversionrules"
 	"github.com/dynapi/dynapi/engine/controlplane"
+	"github.com/dynapi/dynapi/engine/kinds/conversionrules"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/pgserver"
 	"github.com/dynapi/dynapi/engine/reload"
