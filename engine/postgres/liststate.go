@@ -16,6 +16,9 @@ type listState struct {
 	// rv is older than the history kept.
 	exact bool
 	after *continueToken
+	// primarySeq, for a list on a replica, is the primary's sequence
+	// value at the read's position; nil: the list reads the sequence.
+	primarySeq *int64
 }
 
 // parseListState reads opts' resourceVersion, resourceVersionMatch and

@@ -85,9 +85,26 @@ type batch struct {
 }
 
 // read runs pollSQL after w, with bodies for the resources (resource
-// column values) wanted, or for all.
+// column values) wanted, or for all: on a replica that has caught up with
+// the primary, else on the primary. On a replica, the batch's seq is the
+// primary's (the replica's copy of the sequence runs ahead).
 func (p *poller) read(ctx context.Context, w int64, wanted []string, all bool) (batch, error) {
-	rows, err := p.pool.Query(ctx, pollSQL, w, pollBatch, wanted, all)
+	t := p.router.choose(ctx, "poll")
+	if t.replica == nil {
+		return readBatch(ctx, p.pool, w, wanted, all)
+	}
+	b, err := readBatch(ctx, t.replica.pool, w, wanted, all)
+	if fallback(ctx, t, err) {
+		p.router.retry("poll", t, err)
+		return readBatch(ctx, p.pool, w, wanted, all)
+	}
+	b.seq = t.pos.seq
+	return b, err
+}
+
+// readBatch runs pollSQL on db.
+func readBatch(ctx context.Context, db dbtx, w int64, wanted []string, all bool) (batch, error) {
+	rows, err := db.Query(ctx, pollSQL, w, pollBatch, wanted, all)
 	if err != nil {
 		return batch{}, fmt.Errorf("read events: %w", err)
 	}

@@ -1,0 +1,193 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/internal/wait"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Reads from hot-standby replicas. A read takes the primary's position
+// (positions: one cheap query, shared by the reads that begin together),
+// then runs on a replica once it has replayed past it, so it sees every
+// write acknowledged before it began and is exactly as consistent as a
+// read of the primary. A replica that has not caught up within maxLag, or
+// fails, is skipped for that read, and the primary answers. Writes, locks
+// and the poller's filling of gaps stay on the primary.
+
+// defaultMaxReplicaLag is how long a read waits for a replica by default.
+const defaultMaxReplicaLag = 100 * time.Millisecond
+
+// replayPoll is how often a read waiting for a replica asks it again.
+const replayPoll = time.Millisecond
+
+// replayedSQL reads how far a replica has replayed the primary's WAL.
+// NULL (not a replica) reads as -1: never caught up.
+const replayedSQL = `SELECT coalesce((pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint, -1)`
+
+// replica is one hot standby.
+type replica struct {
+	name string // host and port, for metrics and logs
+	pool *pgxpool.Pool
+	gets *batcher
+	// replayed is the newest replay position it reported: a read whose
+	// position it passed needs no query.
+	replayed atomic.Int64
+}
+
+// router chooses where each read runs.
+type router struct {
+	replicas []*replica
+	next     atomic.Uint64 // round robin
+	maxLag   time.Duration
+	at       *positions
+	metrics  *replicaMetrics
+}
+
+// target is where one read runs: the primary (replica nil) or a replica
+// that has replayed past pos.
+type target struct {
+	replica *replica
+	pos     position
+}
+
+// name is the target's metrics label.
+func (t target) name() string {
+	if t.replica == nil {
+		return "primary"
+	}
+	return t.replica.name
+}
+
+// openReplicas connects to each of urls as a primary's pool is
+// configured from cfg's settings (pool size, jit). Errors: a bad URL.
+// A replica that cannot be reached now is not an error: reads skip it.
+func openReplicas(ctx context.Context, urls []string, configure func(*pgxpool.Config, string)) ([]*replica, error) {
+	var out []*replica
+	for _, u := range urls {
+		cfg, err := pgxpool.ParseConfig(u)
+		if err != nil {
+			closeReplicas(out)
+			return nil, fmt.Errorf("parse database read URL: %w", err)
+		}
+		configure(cfg, u)
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			closeReplicas(out)
+			return nil, fmt.Errorf("create replica connection pool: %w", err)
+		}
+		out = append(out, &replica{name: replicaName(cfg), pool: pool})
+	}
+	return out, nil
+}
+
+// replicaName is a replica's host and port, without its credentials.
+func replicaName(cfg *pgxpool.Config) string {
+	return fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port)
+}
+
+// closeReplicas closes the replicas' pools.
+func closeReplicas(rs []*replica) {
+	for _, r := range rs {
+		r.pool.Close()
+	}
+}
+
+// choose returns where a read of op runs: a replica that has replayed
+// past the primary's position taken now, else the primary. With no
+// replicas it costs nothing.
+func (r *router) choose(ctx context.Context, op string) target {
+	if len(r.replicas) == 0 {
+		return target{}
+	}
+	pos, err := r.at.take(ctx)
+	if err != nil {
+		r.metrics.read(op, target{})
+		return target{}
+	}
+	return r.chooseAt(ctx, op, pos)
+}
+
+// chooseAt is choose for a position already taken.
+func (r *router) chooseAt(ctx context.Context, op string, pos position) target {
+	first := r.next.Add(1)
+	for i := range len(r.replicas) {
+		rep := r.replicas[(first+uint64(i))%uint64(len(r.replicas))]
+		err := r.await(ctx, rep, pos.lsn)
+		if err == nil {
+			t := target{replica: rep, pos: pos}
+			r.metrics.read(op, t)
+			return t
+		}
+		r.metrics.fellBack(rep, err)
+	}
+	r.metrics.read(op, target{})
+	return target{}
+}
+
+// errLagging says that a replica did not reach a position within maxLag.
+var errLagging = errors.New("replica lags")
+
+// await waits, at most maxLag, until rep has replayed past lsn. Errors:
+// errLagging; the replica's.
+func (r *router) await(ctx context.Context, rep *replica, lsn int64) error {
+	if rep.replayed.Load() >= lsn {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.maxLag)
+	defer cancel()
+	for {
+		var got int64
+		if err := rep.pool.QueryRow(ctx, replayedSQL).Scan(&got); err != nil {
+			if ctx.Err() != nil {
+				return errLagging
+			}
+			return fmt.Errorf("read the replica's replay position: %w", err)
+		}
+		storeMax(&rep.replayed, got)
+		r.metrics.lag(rep, max(0, lsn-got))
+		if got >= lsn {
+			return nil
+		}
+		if !wait.Sleep(ctx, replayPoll) {
+			return errLagging
+		}
+	}
+}
+
+// storeMax sets v to n unless it holds more.
+func storeMax(v *atomic.Int64, n int64) {
+	for {
+		cur := v.Load()
+		if n <= cur || v.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
+
+// fallback reports whether a read that failed on t with err should run
+// again on the primary: it failed on a replica, and not because the
+// request ended.
+func fallback(ctx context.Context, t target, err error) bool {
+	return t.replica != nil && err != nil && ctx.Err() == nil && !isUserError(err)
+}
+
+// isUserError reports whether err is an answer (not found, a bad
+// request), which the primary would give alike, not a failure.
+func isUserError(err error) bool {
+	var e *engine.Error
+	return errors.As(err, &e) || errors.Is(err, pgx.ErrNoRows)
+}
+
+// retry counts a read of op that failed on t's replica with err and runs
+// again on the primary.
+func (r *router) retry(op string, t target, err error) {
+	r.metrics.fellBack(t.replica, err)
+	r.metrics.read(op, target{})
+}
