@@ -48,7 +48,7 @@ type Server struct {
 	log       *slog.Logger
 	ephemeral bool
 	durable   bool
-	primary   *Server // the server a replica was copied from; nil for a primary
+	primary   *Server  // the server a replica was copied from; nil for a primary
 	dataDir   string   // the cluster
 	sockDir   string   // the only place the server listens
 	logPath   string   // the server's stdout and stderr
