@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/dynapi/dynapi/engine/authn"
 	"github.com/dynapi/dynapi/engine/connlimit"
 	"github.com/dynapi/dynapi/engine/pgserver"
+	"github.com/dynapi/dynapi/engine/webhook"
 )
 
 // startPostgres gives a test its own throw-away PostgreSQL, or the one
@@ -195,8 +197,8 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
-		SchemaChangePolicy: "report", GCPercent: 200, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
+	want := Config{DatabaseReadMaxLag: 100 * time.Millisecond, EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
+		SchemaChangePolicy: "report", GCPercent: 200, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout, WebhookServiceResolver: webhook.DefaultServiceTemplate, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
 			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
 			RequestTimeout: time.Minute, MinRequestTimeout: 1800,
 			AuditLog: audit.Options{MaxSizeMB: 100, MaxBackups: 10}}}
@@ -226,6 +228,14 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		{env: map[string]string{"DYNAPI_PROFILING": "yes"}, wantErr: `invalid value "yes" for DYNAPI_PROFILING`},
 		{env: map[string]string{"DYNAPI_EVENT_RETENTION": "abc"}, args: []string{"--event-retention", "1m"},
 			want: func(c Config) bool { return c.EventRetention == time.Minute }},
+		{env: map[string]string{"DATABASE_READ_URL": "postgres://a;host=b,c dbname=d"},
+			want: func(c Config) bool {
+				return slices.Equal(readURLs(c.DatabaseReadURLs), []string{"postgres://a", "host=b,c dbname=d"})
+			}},
+		{args: []string{"--database-read-url", "postgres://a", "--database-read-url", "postgres://b", "--database-read-max-lag", "1s"},
+			want: func(c Config) bool {
+				return slices.Equal(readURLs(c.DatabaseReadURLs), []string{"postgres://a", "postgres://b"}) && c.DatabaseReadMaxLag == time.Second
+			}},
 		{env: map[string]string{"DYNAPI_EVENT_RETENTION": "90s", "DYNAPI_PROFILING": "1"},
 			want: func(c Config) bool { return c.EventRetention == 90*time.Second && c.Profiling }},
 	}
