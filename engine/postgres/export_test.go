@@ -158,7 +158,7 @@ func Interest(s *Store) watch.Interest { return s.events.Interest() }
 // watchers want in does, and reports for each object name whether its
 // event came with its body.
 func PolledBodies(ctx context.Context, s *Store, rv int64, in watch.Interest) (map[string]bool, error) {
-	b, err := s.poller.read(ctx, rv, resourceColumns(in), in.All())
+	b, err := s.poller.read(ctx, target{}, rv, resourceColumns(in), in.All())
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func (s *Store) List(ctx context.Context, opts engine.ListOptions, each func(eng
 	return pumpList(ctx, opts.Limit, each, func(p *pump) (engine.ListMeta, error) {
 		t := s.router.choose(p.ctx, "list")
 		meta, err := s.listOn(p, t, opts, st)
-		if p.queued == 0 && fallback(p.ctx, t, err) {
+		if fallback(p.ctx, t, err) && p.discard() {
 			// Nothing was handed to the reader yet: the primary reads it all.
 			s.router.retry("list", t, err)
 			meta, err = s.listOn(p, target{}, opts, st)

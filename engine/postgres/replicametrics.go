@@ -21,7 +21,7 @@ func newReplicaMetrics(reg prometheus.Registerer) *replicaMetrics {
 			Help: "Reads of the database by operation (get, list, poll: the watch poller's read of the events log) and target (primary, or a replica's host:port), when replicas are configured."},
 			[]string{"op", "target"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dynapi_storage_replica_fallbacks_total",
-			Help: "Reads that a replica did not serve, and the primary did, by replica and reason: lag (not replayed past the primary's position within --database-read-max-lag) or error."},
+			Help: "Reads that a replica did not serve, and the primary did, by replica and reason: lag (not replayed past the primary's position within --database-read-max-lag), ahead (the watch poll found commits the primary did not show yet) or error."},
 			[]string{"replica", "reason"}),
 		lagBytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dynapi_storage_replica_lag_bytes",
 			Help: "WAL bytes a replica had still to replay when a read last asked it (0: caught up)."},
@@ -41,8 +41,11 @@ func (m *replicaMetrics) read(op string, t target) {
 // fellBack counts a read that rep did not serve, because of err.
 func (m *replicaMetrics) fellBack(rep *replica, err error) {
 	reason := "error"
-	if errors.Is(err, errLagging) {
+	switch {
+	case errors.Is(err, errLagging):
 		reason = "lag"
+	case errors.Is(err, errAheadOfPrimary):
+		reason = "ahead"
 	}
 	m.fallbacks.WithLabelValues(rep.name, reason).Inc()
 }
