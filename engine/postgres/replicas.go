@@ -11,6 +11,7 @@ import (
 	"github.com/dynapi/dynapi/internal/wait"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Reads from hot-standby replicas. A read takes the primary's position
@@ -39,7 +40,18 @@ type replica struct {
 	// replayed is the newest replay position it reported: a read whose
 	// position it passed needs no query.
 	replayed atomic.Int64
+	// lagging is set when a read gave up waiting for it: until it catches
+	// up, reads ask it once and do not wait (a lagging replica would add
+	// maxLag to every read).
+	lagging atomic.Bool
+	// downUntil (Unix nanoseconds) is set when it failed: until then reads
+	// skip it without trying (a connection to a machine that is down may
+	// take its whole timeout).
+	downUntil atomic.Int64
 }
+
+// replicaRetry is how long a replica that failed is skipped.
+const replicaRetry = time.Second
 
 // router chooses where each read runs.
 type router struct {
@@ -106,6 +118,7 @@ func (r *router) choose(ctx context.Context, op string) target {
 	if len(r.replicas) == 0 {
 		return target{}
 	}
+	defer prometheus.NewTimer(r.metrics.routing).ObserveDuration()
 	pos, err := r.at.take(ctx)
 	if err != nil {
 		r.metrics.read(op, target{})
@@ -119,6 +132,10 @@ func (r *router) chooseAt(ctx context.Context, op string, pos position) target {
 	first := r.next.Add(1)
 	for i := range len(r.replicas) {
 		rep := r.replicas[(first+uint64(i))%uint64(len(r.replicas))]
+		if time.Now().UnixNano() < rep.downUntil.Load() {
+			r.metrics.fellBack(rep, errDown)
+			continue
+		}
 		err := r.await(ctx, rep, pos.lsn)
 		if err == nil {
 			t := target{replica: rep, pos: pos}
@@ -126,39 +143,69 @@ func (r *router) chooseAt(ctx context.Context, op string, pos position) target {
 			return t
 		}
 		r.metrics.fellBack(rep, err)
+		if !errors.Is(err, errLagging) && ctx.Err() == nil {
+			rep.downUntil.Store(time.Now().Add(replicaRetry).UnixNano())
+		}
 	}
 	r.metrics.read(op, target{})
 	return target{}
 }
 
-// errLagging says that a replica did not reach a position within maxLag.
-var errLagging = errors.New("replica lags")
+// Why a replica is skipped.
+var (
+	errLagging = errors.New("replica lags")
+	errDown    = errors.New("replica failed a moment ago")
+)
 
-// await waits, at most maxLag, until rep has replayed past lsn. Errors:
+// await waits, at most maxLag, until rep has replayed past lsn; a replica
+// that lagged last time is asked once, without waiting. Errors:
 // errLagging; the replica's.
 func (r *router) await(ctx context.Context, rep *replica, lsn int64) error {
 	if rep.replayed.Load() >= lsn {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.maxLag)
-	defer cancel()
+	patience := r.maxLag
+	if rep.lagging.Load() {
+		patience = 0
+	}
+	err := r.poll(ctx, rep, lsn, patience)
+	rep.lagging.Store(errors.Is(err, errLagging))
+	return err
+}
+
+// poll asks rep for its replay position until it has passed lsn, for at
+// most patience. Errors: errLagging; the replica's.
+func (r *router) poll(ctx context.Context, rep *replica, lsn int64, patience time.Duration) error {
+	deadline := time.Now().Add(patience)
 	for {
-		var got int64
-		if err := rep.pool.QueryRow(ctx, replayedSQL).Scan(&got); err != nil {
-			if ctx.Err() != nil {
-				return errLagging
-			}
-			return fmt.Errorf("read the replica's replay position: %w", err)
+		got, err := r.replayedBy(ctx, rep, deadline)
+		if err != nil {
+			return err
 		}
-		storeMax(&rep.replayed, got)
 		r.metrics.lag(rep, max(0, lsn-got))
 		if got >= lsn {
 			return nil
 		}
-		if !wait.Sleep(ctx, replayPoll) {
+		if time.Until(deadline) <= 0 {
 			return errLagging
 		}
+		if !wait.Sleep(ctx, replayPoll) {
+			return ctx.Err()
+		}
 	}
+}
+
+// replayedBy asks rep how far it has replayed; a query still running at
+// deadline (plus maxLag, for the round trip) is a failure of the replica.
+func (r *router) replayedBy(ctx context.Context, rep *replica, deadline time.Time) (int64, error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(r.maxLag))
+	defer cancel()
+	var got int64
+	if err := rep.pool.QueryRow(ctx, replayedSQL).Scan(&got); err != nil {
+		return 0, fmt.Errorf("read the replica's replay position: %w", err)
+	}
+	storeMax(&rep.replayed, got)
+	return got, nil
 }
 
 // storeMax sets v to n unless it holds more.
@@ -186,8 +233,11 @@ func isUserError(err error) bool {
 }
 
 // retry counts a read of op that failed on t's replica with err and runs
-// again on the primary.
+// again on the primary; a replica that failed is skipped for a while.
 func (r *router) retry(op string, t target, err error) {
 	r.metrics.fellBack(t.replica, err)
 	r.metrics.read(op, target{})
+	if !errors.Is(err, errAheadOfPrimary) {
+		t.replica.downUntil.Store(time.Now().Add(replicaRetry).UnixNano())
+	}
 }
