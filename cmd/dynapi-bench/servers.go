@@ -27,9 +27,9 @@ type cluster struct {
 	servers     []*server // the first takes the load; the second watches too
 	pg          *pgserver.Server
 	replicas    []*pgserver.Server // streaming replicas of pg, read from by the servers
-	tmp         string   // binary, logs and private database; removed by close
-	bin         string   // the dynapi binary built; "" when the servers are given
-	security    []string // the servers' authentication and authorization flags
+	tmp         string             // binary, logs and private database; removed by close
+	bin         string             // the dynapi binary built; "" when the servers are given
+	security    []string           // the servers' authentication and authorization flags
 }
 
 // server is one dynapi server; cmd is nil for a server the tool did not start.
