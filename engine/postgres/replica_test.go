@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/postgres"
@@ -14,12 +15,17 @@ import (
 )
 
 // openReplicatedStore opens a Store on db's primary that reads from its
-// replica, with its metrics in the registry returned.
-func openReplicatedStore(t *testing.T, db *pgtest.Replicated) (*postgres.Store, *prometheus.Registry) {
+// replica, waiting for it at most maxLag (0: the default), with its
+// metrics in the registry returned.
+func openReplicatedStore(t *testing.T, db *pgtest.Replicated, maxLag time.Duration) (*postgres.Store, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	return openStoreWith(t, db.URL, postgres.Options{ReadURLs: []string{db.ReadURL}, Metrics: reg}), reg
+	return openStoreWith(t, db.URL, postgres.Options{ReadURLs: []string{db.ReadURL}, Metrics: reg, MaxReplicaLag: maxLag}), reg
 }
+
+// patient is a replica lag that a loaded test machine never reaches: reads
+// that must be served by the replica are.
+const patient = time.Minute
 
 // counters returns the values of the counter name by its labels, as
 // "label=value,...", with any replica's host:port read "replica".
@@ -94,7 +100,7 @@ func listNames(t *testing.T, s *postgres.Store, opts engine.ListOptions) ([]stri
 // value, not the replica's copy of it (which PostgreSQL logs ahead).
 func TestReplicaServesReads(t *testing.T) {
 	db := pgtest.OpenReplicated(t)
-	s, reg := openReplicatedStore(t, db)
+	s, reg := openReplicatedStore(t, db, patient)
 	createNamespace(t, s, "default")
 	events := mustWatch(t, s, engine.WatchOptions{Resource: pipes, Namespace: "default"})
 	const n = 5
@@ -152,7 +158,7 @@ func TestReplicaFallsBack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db := pgtest.OpenReplicated(t)
-			s, reg := openReplicatedStore(t, db)
+			s, reg := openReplicatedStore(t, db, 0)
 			createNamespace(t, s, "default")
 			mustCreate(t, s, newObject(pipes, "default", "before", nil))
 			if err := tt.breaks(t.Context(), db); err != nil {

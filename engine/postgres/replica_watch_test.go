@@ -17,7 +17,7 @@ import (
 func TestReplicaWatchesFromBeforeConcurrentWrites(t *testing.T) {
 	const settle = 30 * time.Second // for a missing event: a failure, not a hang
 	db := pgtest.OpenReplicated(t)
-	s, _ := openReplicatedStore(t, db)
+	s, _ := openReplicatedStore(t, db, patient)
 	createNamespace(t, s, "default")
 	const rounds, writers, each = 20, 8, 5
 	for round := range rounds {

@@ -22,7 +22,7 @@ func newReplicaMetrics(reg prometheus.Registerer) *replicaMetrics {
 			Help: "Reads of the database by operation (get, list, poll: the watch poller's read of the events log) and target (primary, or a replica's host:port), when replicas are configured."},
 			[]string{"op", "target"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dynapi_storage_replica_fallbacks_total",
-			Help: "Reads that a replica did not serve, and the primary did, by replica and reason: lag (not replayed past the primary's position within --database-read-max-lag), ahead (the watch poll found commits the primary did not show yet), error, or down (skipped for a second after an error)."},
+			Help: "Reads that a replica did not serve, and the primary did, by replica and reason: lag (not replayed past the primary's position within --database-read-max-lag, or skipped for that long after), ahead (the watch poll found commits the primary did not show yet), error, or down (skipped for a second after an error)."},
 			[]string{"replica", "reason"}),
 		lagBytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dynapi_storage_replica_lag_bytes",
 			Help: "WAL bytes a replica had still to replay when a read last asked it (0: caught up)."},

@@ -40,14 +40,12 @@ type replica struct {
 	// replayed is the newest replay position it reported: a read whose
 	// position it passed needs no query.
 	replayed atomic.Int64
-	// lagging is set when a read gave up waiting for it: until it catches
-	// up, reads ask it once and do not wait (a lagging replica would add
-	// maxLag to every read).
-	lagging atomic.Bool
-	// downUntil (Unix nanoseconds) is set when it failed: until then reads
-	// skip it without trying (a connection to a machine that is down may
-	// take its whole timeout).
-	downUntil atomic.Int64
+	// Until laggingUntil and downUntil (Unix nanoseconds), reads skip it
+	// without asking: for maxLag after a read gave up waiting for it (a
+	// lagging replica would add maxLag to every read), for replicaRetry
+	// after it failed (a connection to a machine that is down may take
+	// its whole timeout).
+	laggingUntil, downUntil atomic.Int64
 }
 
 // replicaRetry is how long a replica that failed is skipped.
@@ -132,8 +130,8 @@ func (r *router) chooseAt(ctx context.Context, op string, pos position) target {
 	first := r.next.Add(1)
 	for i := range len(r.replicas) {
 		rep := r.replicas[(first+uint64(i))%uint64(len(r.replicas))]
-		if time.Now().UnixNano() < rep.downUntil.Load() {
-			r.metrics.fellBack(rep, errDown)
+		if err := skipped(rep); err != nil {
+			r.metrics.fellBack(rep, err)
 			continue
 		}
 		err := r.await(ctx, rep, pos.lsn)
@@ -143,7 +141,10 @@ func (r *router) chooseAt(ctx context.Context, op string, pos position) target {
 			return t
 		}
 		r.metrics.fellBack(rep, err)
-		if !errors.Is(err, errLagging) && ctx.Err() == nil {
+		switch {
+		case errors.Is(err, errLagging):
+			rep.laggingUntil.Store(time.Now().Add(r.maxLag).UnixNano())
+		case ctx.Err() == nil:
 			rep.downUntil.Store(time.Now().Add(replicaRetry).UnixNano())
 		}
 	}
@@ -157,26 +158,25 @@ var (
 	errDown    = errors.New("replica failed a moment ago")
 )
 
-// await waits, at most maxLag, until rep has replayed past lsn; a replica
-// that lagged last time is asked once, without waiting. Errors:
+// skipped returns why reads skip rep now, or nil.
+func skipped(rep *replica) error {
+	now := time.Now().UnixNano()
+	switch {
+	case now < rep.downUntil.Load():
+		return errDown
+	case now < rep.laggingUntil.Load():
+		return errLagging
+	}
+	return nil
+}
+
+// await waits, at most maxLag, until rep has replayed past lsn. Errors:
 // errLagging; the replica's.
 func (r *router) await(ctx context.Context, rep *replica, lsn int64) error {
 	if rep.replayed.Load() >= lsn {
 		return nil
 	}
-	patience := r.maxLag
-	if rep.lagging.Load() {
-		patience = 0
-	}
-	err := r.poll(ctx, rep, lsn, patience)
-	rep.lagging.Store(errors.Is(err, errLagging))
-	return err
-}
-
-// poll asks rep for its replay position until it has passed lsn, for at
-// most patience. Errors: errLagging; the replica's.
-func (r *router) poll(ctx context.Context, rep *replica, lsn int64, patience time.Duration) error {
-	deadline := time.Now().Add(patience)
+	deadline := time.Now().Add(r.maxLag)
 	for {
 		got, err := r.replayedBy(ctx, rep, deadline)
 		if err != nil {
