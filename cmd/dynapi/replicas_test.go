@@ -24,7 +24,8 @@ const replicaClients = 16
 // back in resourceVersion, while the replica serves, lags (replay
 // paused), catches up and stops; watches on both processes see every
 // write exactly once, in order; and /metrics shows reads served by the
-// replica and fallbacks for lag and for errors.
+// replica and fallbacks for lag and for errors; /readyz stays 200 with the
+// replica stopped.
 func TestReadsFromReplicaUnderLoad(t *testing.T) {
 	db := pgtest.OpenReplicated(t)
 	a := startProcess(t, "A", db.URL, "--database-read-url", db.ReadURL)
@@ -50,6 +51,11 @@ func TestReadsFromReplicaUnderLoad(t *testing.T) {
 			t.Fatalf("%s: %v", step.name, err)
 		}
 		wait.Sleep(ctx, time.Second)
+	}
+	for _, p := range []*process{a, b} {
+		if code, body := httpGet(t, p.url+"/readyz"); code != http.StatusOK {
+			t.Errorf("/readyz of %s with the replica stopped = %d %s; want 200: the primary takes writes", p.name, code, body)
+		}
 	}
 	cancel()
 	acked := map[string]int64{}

@@ -224,3 +224,15 @@ func OwnerPlans(ctx context.Context, s *Store) (map[string]string, error) {
 
 // PumpGrace is how long a list waits for its reader holding its connection.
 const PumpGrace = pumpGrace
+
+// TakePosition reads the primary's position as a read from a replica
+// does: shared with the reads that begin together, or by a query of its
+// own on the Store's pool.
+func TakePosition(ctx context.Context, s *Store, shared bool) error {
+	if shared {
+		_, err := s.router.at.take(ctx)
+		return err
+	}
+	var pos position
+	return s.pool.QueryRow(ctx, positionSQL).Scan(&pos.lsn, &pos.seq)
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // position is where the primary stood when a read began: its WAL position
@@ -38,6 +39,7 @@ const positionTimeout = time.Second
 // serves every read that arrived during the previous one's round trip.
 type positions struct {
 	db      *pgxpool.Pool
+	queries prometheus.Counter // the queries run
 	mu      sync.Mutex
 	next    *positionCall // the query that reads join until it starts
 	running bool          // a goroutine runs queries while reads join them
@@ -86,6 +88,7 @@ func (p *positions) run() {
 		}
 		p.mu.Unlock()
 		c.pos, c.err = p.query()
+		p.queries.Inc()
 		close(c.done)
 	}
 }

@@ -29,7 +29,7 @@ const patient = time.Minute
 
 // counters returns the values of the counter name by its labels, as
 // "label=value,...", with any replica's host:port read "replica".
-func counters(t *testing.T, reg *prometheus.Registry, name string) map[string]float64 {
+func counters(t testing.TB, reg *prometheus.Registry, name string) map[string]float64 {
 	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {

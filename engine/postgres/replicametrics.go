@@ -12,6 +12,7 @@ type replicaMetrics struct {
 	fallbacks *prometheus.CounterVec // replica, reason
 	lagBytes  *prometheus.GaugeVec   // replica
 	routing   prometheus.Histogram
+	positions prometheus.Counter
 }
 
 // newReplicaMetrics returns the metrics of reads from replicas,
@@ -30,9 +31,11 @@ func newReplicaMetrics(reg prometheus.Registerer) *replicaMetrics {
 		routing: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "dynapi_storage_read_routing_seconds",
 			Help:    "Time a read spends choosing where it runs, when replicas are configured: the primary's position, and the wait for a replica to pass it.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25}}),
+		positions: prometheus.NewCounter(prometheus.CounterOpts{Name: "dynapi_storage_position_queries_total",
+			Help: "Queries of the primary's WAL position; each serves the reads that began while the one before ran."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.reads, m.fallbacks, m.lagBytes, m.routing)
+		reg.MustRegister(m.reads, m.fallbacks, m.lagBytes, m.routing, m.positions)
 	}
 	return m
 }

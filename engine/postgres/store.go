@@ -75,8 +75,9 @@ func (o Options) withDefaults() Options {
 // for concurrent use, and several processes may share one database.
 type Store struct {
 	pool *pgxpool.Pool
-	// background serves the poller, the notifier and compaction, one
-	// connection each at most: requests filling pool never delay events.
+	// background serves the poller, the notifier, compaction and the
+	// position query, one connection each at most: requests filling pool
+	// never delay events, nor the choice of where a read runs.
 	background *pgxpool.Pool
 	opts       Options
 	events     *watch.Broadcaster
@@ -152,8 +153,9 @@ func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*St
 	}
 	s := &Store{pool: pool, background: background, opts: opts.withDefaults(), freshWait: freshWait,
 		grown: make(chan struct{}, 1), lists: newListGate(int(cfg.MaxConns))}
-	s.router = &router{replicas: replicas, maxLag: s.opts.MaxReplicaLag, at: &positions{db: background},
-		metrics: newReplicaMetrics(s.opts.Metrics)}
+	metrics := newReplicaMetrics(s.opts.Metrics)
+	s.router = &router{replicas: replicas, maxLag: s.opts.MaxReplicaLag, metrics: metrics,
+		at: &positions{db: background, queries: metrics.positions}}
 	s.start(cfg.ConnConfig)
 	return s, nil
 }
@@ -172,8 +174,8 @@ func configurePool(cfg *pgxpool.Config, databaseURL string) {
 }
 
 // backgroundConns is the size of Store.background: the poller, the
-// notifier and compaction.
-const backgroundConns = 3
+// notifier, compaction and, with replicas, the primary's position query.
+const backgroundConns = 4
 
 // start runs the background goroutines until Close.
 func (s *Store) start(listenConfig *pgx.ConnConfig) {
