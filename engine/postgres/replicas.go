@@ -19,8 +19,8 @@ import (
 // then runs on a replica once it has replayed past it, so it sees every
 // write acknowledged before it began and is exactly as consistent as a
 // read of the primary. A replica that has not caught up within maxLag, or
-// fails, is skipped for that read, and the primary answers. Writes, locks
-// and the poller's filling of gaps stay on the primary.
+// fails, is skipped for a while (see replica), and the primary answers.
+// Writes, locks and the poller's filling of gaps stay on the primary.
 
 // defaultMaxReplicaLag is how long a read waits for a replica by default.
 const defaultMaxReplicaLag = 100 * time.Millisecond
@@ -75,9 +75,9 @@ func (t target) name() string {
 	return t.replica.name
 }
 
-// openReplicas connects to each of urls as a primary's pool is
-// configured from cfg's settings (pool size, jit). Errors: a bad URL.
-// A replica that cannot be reached now is not an error: reads skip it.
+// openReplicas makes a pool for each of urls, configured as the
+// primary's (configure: pool size, jit). Errors: a bad URL. A replica
+// that cannot be reached now is not an error: reads skip it.
 func openReplicas(ctx context.Context, urls []string, configure func(*pgxpool.Config, string)) ([]*replica, error) {
 	var out []*replica
 	for _, u := range urls {
