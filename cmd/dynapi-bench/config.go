@@ -37,6 +37,9 @@ type config struct {
 	Phases      map[string]bool
 	JSON        bool
 	Kinds       int // definitions of the kinds phase; 0: defaultKinds
+	// Replicas is how many streaming replicas of its private PostgreSQL
+	// the tool starts, for the servers to read from.
+	Replicas int
 	// Token is sent as a bearer token with every request; servers the tool
 	// starts then authenticate it and authorize with RBAC.
 	Token string
@@ -66,6 +69,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.JSON, "json", false, "print the results as JSON")
 	fs.StringVar(&c.Token, "token", "", "bearer token sent with every request; the servers the tool starts authenticate it\n"+
 		"(--token-auth-file) and authorize it with RBAC through a ClusterRoleBinding to cluster-admin")
+	fs.IntVar(&c.Replicas, "replicas", 0, "streaming replicas of the private PostgreSQL that the servers read from (--database-read-url)")
 	fs.IntVar(&c.Kinds, "kinds", 0, fmt.Sprintf("definitions of the kinds phase (0: %d)", defaultKinds))
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -96,6 +100,10 @@ func (c config) check() error {
 		return errors.New("-watch-writes must be at least 1")
 	case c.Kinds < 0:
 		return errors.New("-kinds must not be negative")
+	case c.Replicas < 0:
+		return errors.New("-replicas must not be negative")
+	case c.Replicas > 0 && (c.DatabaseURL != "" || len(c.Servers) > 0):
+		return errors.New("-replicas needs the private PostgreSQL: no -database-url or -servers")
 	}
 	return nil
 }

@@ -66,6 +66,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err := b.run(ctx); err != nil {
 		return err
 	}
+	if len(cl.replicas) > 0 {
+		if b.report.Routing, err = scrapeRouting(ctx, cl.urls()); err != nil {
+			return err
+		}
+	}
 	if err := b.write(stdout); err != nil {
 		return err
 	}

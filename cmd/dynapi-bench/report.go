@@ -18,6 +18,7 @@ type report struct {
 	Rows     []row        `json:"phases"`
 	Memory   []memory     `json:"memory"` // while all objects were stored
 	Kinds    *kindsReport `json:"kinds,omitempty"`
+	Routing  *routing     `json:"routing,omitempty"` // with -replicas
 	Errors   []string     `json:"errors,omitempty"`
 }
 
@@ -63,6 +64,7 @@ func (r *report) writeTable(w io.Writer) error {
 		fmt.Fprintf(w, "\nmemory of dynapi %s with %d objects stored: VmRSS %s, VmHWM %s", m.Server, r.Objects, mib(m.RSSBytes), mib(m.HWMBytes))
 	}
 	fmt.Fprintln(w)
+	r.Routing.writeTable(w)
 	r.Kinds.writeTable(w)
 	for _, e := range r.Errors {
 		fmt.Fprintln(w, "error:", e)

@@ -26,9 +26,10 @@ type cluster struct {
 	databaseURL string    // "" when neither given nor started: no baseline
 	servers     []*server // the first takes the load; the second watches too
 	pg          *pgserver.Server
-	tmp         string   // binary, logs and private database; removed by close
-	bin         string   // the dynapi binary built; "" when the servers are given
-	security    []string // the servers' authentication and authorization flags
+	replicas    []*pgserver.Server // streaming replicas of pg, read from by the servers
+	tmp         string             // binary, logs and private database; removed by close
+	bin         string             // the dynapi binary built; "" when the servers are given
+	security    []string           // the servers' authentication and authorization flags
 }
 
 // server is one dynapi server; cmd is nil for a server the tool did not start.
@@ -60,14 +61,15 @@ func startCluster(ctx context.Context, cfg config, progress io.Writer) (*cluster
 			return nil, errors.Join(err, c.close())
 		}
 	}
-	if err := c.start(ctx, progress); err != nil {
+	if err := c.start(ctx, cfg.Replicas, progress); err != nil {
 		return nil, errors.Join(err, c.close())
 	}
 	return c, nil
 }
 
-// start builds dynapi, starts the database unless given, then two servers.
-func (c *cluster) start(ctx context.Context, progress io.Writer) error {
+// start builds dynapi, starts the database unless given, and replicas of
+// it, then two servers.
+func (c *cluster) start(ctx context.Context, replicas int, progress io.Writer) error {
 	root, err := moduleRoot(ctx)
 	if err != nil {
 		return err
@@ -87,9 +89,13 @@ func (c *cluster) start(ctx context.Context, progress io.Writer) error {
 		}
 		c.databaseURL = c.pg.URL()
 	}
+	readURLs, err := c.startReplicas(ctx, replicas, progress)
+	if err != nil {
+		return err
+	}
 	for i := range 2 {
 		s, err := startServer(ctx, serverName(i), bin, filepath.Join(root, "schemas"), c.databaseURL, c.tmp,
-			append([]string{"--conversions", filepath.Join(root, "conversions")}, c.security...)...)
+			append(append([]string{"--conversions", filepath.Join(root, "conversions")}, readURLs...), c.security...)...)
 		if s != nil {
 			c.servers = append(c.servers, s)
 		}
@@ -105,6 +111,9 @@ func (c *cluster) close() error {
 	var errs []error
 	for _, s := range c.servers {
 		errs = append(errs, s.stop())
+	}
+	for i, r := range c.replicas {
+		errs = append(errs, r.Stop(), pgserver.Remove(c.replicaDir(i)))
 	}
 	if c.pg != nil {
 		errs = append(errs, c.pg.Stop())
@@ -242,6 +251,8 @@ func logTail(path string) string {
 // describeDatabase says where the database came from, for the report.
 func (c *cluster) describeDatabase() string {
 	switch {
+	case c.pg != nil && len(c.replicas) > 0:
+		return fmt.Sprintf("private PostgreSQL, durable (fsync and synchronous_commit on), and %d streaming replica(s) the servers read from", len(c.replicas))
 	case c.pg != nil:
 		return "private PostgreSQL, durable (fsync and synchronous_commit on)"
 	case c.databaseURL != "":
@@ -270,4 +281,34 @@ func securityFlags(dir, token string) ([]string, error) {
 		return nil, err
 	}
 	return []string{"--token-auth-file", tokens, "--authorization-mode", "RBAC", "--authorization-policy-file", policy}, nil
+}
+
+// startReplicas starts n streaming replicas of the private PostgreSQL and
+// returns the servers' flags that read from them.
+func (c *cluster) startReplicas(ctx context.Context, n int, progress io.Writer) ([]string, error) {
+	var flags []string
+	for i := range n {
+		fmt.Fprintf(progress, "starting streaming replica %d of the private PostgreSQL\n", i+1)
+		r, err := pgserver.Start(ctx, pgserver.Options{DataDir: c.replicaDir(i), Primary: c.pg})
+		if err != nil {
+			return nil, err
+		}
+		c.replicas = append(c.replicas, r)
+		flags = append(flags, "--database-read-url", r.URL())
+	}
+	return flags, nil
+}
+
+// replicaDir is the data directory of the i-th replica.
+func (c *cluster) replicaDir(i int) string {
+	return filepath.Join(c.tmp, fmt.Sprintf("pg-replica-%d", i))
+}
+
+// urls are the servers' base URLs.
+func (c *cluster) urls() []string {
+	out := make([]string, len(c.servers))
+	for i, s := range c.servers {
+		out[i] = s.url
+	}
+	return out
 }

@@ -30,6 +30,13 @@ type Config struct {
 	// EncryptionProviderConfig is kube-apiserver's EncryptionConfiguration
 	// file (--encryption-provider-config); empty: nothing is encrypted.
 	EncryptionProviderConfig string
+	// DatabaseReadURLs name hot-standby replicas that serve reads once
+	// they have replayed past the primary's position (see postgres.Options),
+	// separated by ';' (a string: Config stays comparable); see readURLs.
+	DatabaseReadURLs string
+	// DatabaseReadMaxLag is how long a read waits for a replica before
+	// the primary answers it.
+	DatabaseReadMaxLag time.Duration
 	// EventRetention is how long the history of writes is kept for watches
 	// and consistent paginated lists.
 	EventRetention time.Duration
@@ -140,6 +147,13 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL URL; empty starts a private PostgreSQL in --data-dir"+withEnv("database-url", "DATABASE_URL"))
 		fs.StringVar(&c.DataDir, "data-dir", "./.dynapi", "where the private PostgreSQL keeps its data"+withEnv("data-dir", "DYNAPI_DATA_DIR"))
 	}
+	if cmd == "serve" {
+		fs.Var((*urlList)(&c.DatabaseReadURLs), "database-read-url",
+			"PostgreSQL URL of a hot-standby replica of --database-url that serves gets, lists and the watch poll once it has replayed past the primary's position; "+
+				"repeatable, or several separated by ';'"+withEnv("database-read-url", "DATABASE_READ_URL"))
+		fs.DurationVar(&c.DatabaseReadMaxLag, "database-read-max-lag", 100*time.Millisecond,
+			"how long a read waits for a replica to catch up before the primary answers it"+withEnv("database-read-max-lag", "DYNAPI_DATABASE_READ_MAX_LAG"))
+	}
 	if cmd == "serve" || cmd == "migrate" {
 		fs.StringVar(&c.EncryptionProviderConfig, "encryption-provider-config", "",
 			"kube's EncryptionConfiguration file: encrypt the bodies of the resources it names at rest (read at start)"+
@@ -217,6 +231,31 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		return c, fmt.Errorf("--schema-change-policy: %w", err)
 	}
 	return c, nil
+}
+
+// urlList is a repeatable flag of URLs, kept joined by ';'; one value may
+// hold several, separated so (a comma belongs to a multi-host URL), so
+// that one environment variable can name them all.
+type urlList string
+
+// String returns the URLs as Set reads them.
+func (l *urlList) String() string { return string(*l) }
+
+// Set adds the URLs of v.
+func (l *urlList) Set(v string) error {
+	*l = urlList(strings.Join(append(readURLs(string(*l)), readURLs(v)...), ";"))
+	return nil
+}
+
+// readURLs splits the URLs of a --database-read-url value.
+func readURLs(v string) []string {
+	var out []string
+	for _, u := range strings.Split(v, ";") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // printUsage prints the help of cmd, with its flags, to w.

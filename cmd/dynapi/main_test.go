@@ -198,7 +198,7 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
+	want := Config{DatabaseReadMaxLag: 100 * time.Millisecond, EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
 		SchemaChangePolicy: "report", GCPercent: 200, MigrateBatch: 500, WebhookServiceResolver: webhook.DefaultServiceTemplate, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
 			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
 			RequestTimeout: time.Minute, MinRequestTimeout: 1800,
@@ -238,6 +238,14 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		{env: map[string]string{"DYNAPI_PROFILING": "yes"}, wantErr: `invalid value "yes" for DYNAPI_PROFILING`},
 		{env: map[string]string{"DYNAPI_EVENT_RETENTION": "abc"}, args: []string{"--event-retention", "1m"},
 			want: func(c Config) bool { return c.EventRetention == time.Minute }},
+		{env: map[string]string{"DATABASE_READ_URL": "postgres://a;host=b,c dbname=d"},
+			want: func(c Config) bool {
+				return slices.Equal(readURLs(c.DatabaseReadURLs), []string{"postgres://a", "host=b,c dbname=d"})
+			}},
+		{args: []string{"--database-read-url", "postgres://a", "--database-read-url", "postgres://b", "--database-read-max-lag", "1s"},
+			want: func(c Config) bool {
+				return slices.Equal(readURLs(c.DatabaseReadURLs), []string{"postgres://a", "postgres://b"}) && c.DatabaseReadMaxLag == time.Second
+			}},
 		{env: map[string]string{"DYNAPI_EVENT_RETENTION": "90s", "DYNAPI_PROFILING": "1"},
 			want: func(c Config) bool { return c.EventRetention == 90*time.Second && c.Profiling }},
 	}

@@ -136,7 +136,8 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	// retention: nothing next to 5 minutes, but ten times a retention of
 	// one second. A short retention is compacted as often, down to once a second.
 	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger,
-		CompactInterval: min(10*time.Second, max(m.Config.EventRetention, time.Second))}
+		CompactInterval: min(10*time.Second, max(m.Config.EventRetention, time.Second)),
+		ReadURLs:        readURLs(m.Config.DatabaseReadURLs), MaxReplicaLag: m.Config.DatabaseReadMaxLag}
 	if err := withEncryption(m.Config.EncryptionProviderConfig, &opts); err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	if err := store.Migrate(ctx, migrations.FS); err != nil {
 		return fmt.Errorf("migrate database: %w", err)
 	}
-	m.Logger.Info("database ready", "url", redact(dbURL), "private", m.pg != nil)
+	m.Logger.Info("database ready", "url", redact(dbURL), "private", m.pg != nil, "replicas", len(opts.ReadURLs))
 	return nil
 }
 

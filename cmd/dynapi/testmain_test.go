@@ -66,12 +66,13 @@ type process struct {
 // startProcess runs `dynapi serve` on databaseURL in a child process (this
 // test binary re-executed), on a port it picks itself, and waits until it
 // answers /readyz. Cleanup stops it with SIGTERM: it must exit cleanly,
-// which under -race also means no data race was found in it.
-func startProcess(t *testing.T, name, databaseURL string) *process {
+// which under -race also means no data race was found in it. flags are
+// more flags of serve.
+func startProcess(t *testing.T, name, databaseURL string, flags ...string) *process {
 	t.Helper()
 	p := &process{name: name, log: &processLog{serving: make(chan struct{})}, exited: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--database-url", databaseURL,
-		"--schemas", "../../schemas", "--conversions", "../../conversions")
+	p.cmd = exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0", "--database-url", databaseURL,
+		"--schemas", "../../schemas", "--conversions", "../../conversions"}, flags...)...)
 	p.cmd.Env = append(os.Environ(), reexecEnv+"=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	var err error

@@ -35,6 +35,9 @@ func (s *Server) initCluster() error {
 	if err := s.acct.chown(s.dataDir); err != nil {
 		return err
 	}
+	if s.primary != nil {
+		return s.copyPrimary()
+	}
 	s.log.Info("initializing PostgreSQL cluster", "dataDir", s.dataDir)
 	args := []string{"-D", s.dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C"}
 	if s.ephemeral {

@@ -33,6 +33,10 @@ type Options struct {
 	Durable bool
 	// Logger receives progress messages; nil discards them.
 	Logger *slog.Logger
+	// Primary, when set, makes the new cluster a hot-standby streaming
+	// replica of it, copied with pg_basebackup -R instead of made by
+	// initdb: for tests of reads from replicas and of failover.
+	Primary *Server
 
 	search *binSearch // where to look for binaries; nil: defaultSearch()
 }
@@ -44,6 +48,7 @@ type Server struct {
 	log       *slog.Logger
 	ephemeral bool
 	durable   bool
+	primary   *Server  // the server a replica was copied from; nil for a primary
 	dataDir   string   // the cluster
 	sockDir   string   // the only place the server listens
 	logPath   string   // the server's stdout and stderr
@@ -74,7 +79,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{bin: bin, acct: acct, log: opts.Logger, ephemeral: opts.Ephemeral, durable: opts.Durable, done: make(chan struct{})}
+	s := &Server{bin: bin, acct: acct, log: opts.Logger, ephemeral: opts.Ephemeral, durable: opts.Durable, primary: opts.Primary, done: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

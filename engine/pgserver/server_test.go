@@ -190,3 +190,35 @@ func TestHaltResume(t *testing.T) {
 		t.Error("Resume of a running server succeeded")
 	}
 }
+
+// TestReplica checks that a replica streams the primary's writes, refuses
+// its own, and takes them once promoted.
+func TestReplica(t *testing.T) {
+	primary, err := Start(t.Context(), Options{Ephemeral: true, Durable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { primary.Stop() })
+	replica, err := Start(t.Context(), Options{Ephemeral: true, Primary: primary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { replica.Stop() })
+	psql(t, primary, "create table t (v int); insert into t values (7)")
+	want := psql(t, primary, "select pg_current_wal_lsn()")
+	for psql(t, replica, "select pg_last_wal_replay_lsn() >= '"+want+"'") != "t" {
+	}
+	if got := psql(t, replica, "select pg_is_in_recovery()::text || '|' || (select v from t)"); got != "true|7" {
+		t.Errorf("replica: in recovery|v = %q; want \"true|7\"", got)
+	}
+	if err := primary.Halt(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := replica.Promote(); err != nil {
+		t.Fatal(err)
+	}
+	psql(t, replica, "insert into t values (8)")
+	if got := psql(t, replica, "select sum(v) from t"); got != "15" {
+		t.Errorf("promoted replica: sum = %q; want 15", got)
+	}
+}

@@ -158,7 +158,7 @@ func Interest(s *Store) watch.Interest { return s.events.Interest() }
 // watchers want in does, and reports for each object name whether its
 // event came with its body.
 func PolledBodies(ctx context.Context, s *Store, rv int64, in watch.Interest) (map[string]bool, error) {
-	b, err := s.poller.read(ctx, rv, resourceColumns(in), in.All())
+	b, err := s.poller.read(ctx, target{}, rv, resourceColumns(in), in.All())
 	if err != nil {
 		return nil, err
 	}
@@ -224,3 +224,15 @@ func OwnerPlans(ctx context.Context, s *Store) (map[string]string, error) {
 
 // PumpGrace is how long a list waits for its reader holding its connection.
 const PumpGrace = pumpGrace
+
+// TakePosition reads the primary's position as a read from a replica
+// does: shared with the reads that begin together, or by a query of its
+// own on the Store's pool.
+func TakePosition(ctx context.Context, s *Store, shared bool) error {
+	if shared {
+		_, err := s.router.at.take(ctx)
+		return err
+	}
+	var pos position
+	return s.pool.QueryRow(ctx, positionSQL).Scan(&pos.lsn, &pos.seq)
+}

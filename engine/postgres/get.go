@@ -15,18 +15,40 @@ WHERE resource = $1 AND namespace = $2 AND name = $3`
 // Get returns the current state of the object at key, read with the gets
 // of other requests in flight (see batcher and getsTogether). Errors:
 // NotFound.
+//
+// With replicas, it runs on one that has replayed past the primary's
+// position taken now, else (or should the replica fail) on the primary.
 func (s *Store) Get(ctx context.Context, key engine.ObjectKey) (engine.Object, error) {
-	obj := engine.Object{Key: key}
-	err := s.reads.do(ctx, s.closed, statement{sql: getSQL, key: key,
-		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name},
-		dest: []any{&obj.ResourceVersion, &obj.StoredVersion, &obj.Body, &obj.Remainder}})
+	t := s.router.choose(ctx, "get")
+	obj, err := s.getOn(ctx, t, key)
+	if fallback(ctx, t, err) {
+		s.router.retry("get", t, err)
+		obj, err = s.getOn(ctx, target{}, key)
+	}
 	if err != nil {
 		return engine.Object{}, translate("get", key, err)
 	}
-	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
 	if err := s.openObject(ctx, &obj); err != nil {
 		return engine.Object{}, translate("get", key, err)
 	}
+	return obj, nil
+}
+
+// getOn reads the object at key on t, with the gets of other requests in
+// flight there.
+func (s *Store) getOn(ctx context.Context, t target, key engine.ObjectKey) (engine.Object, error) {
+	gets := s.reads
+	if t.replica != nil {
+		gets = t.replica.gets
+	}
+	obj := engine.Object{Key: key}
+	err := gets.do(ctx, s.closed, statement{sql: getSQL, key: key,
+		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name},
+		dest: []any{&obj.ResourceVersion, &obj.StoredVersion, &obj.Body, &obj.Remainder}})
+	if err != nil {
+		return engine.Object{}, err
+	}
+	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
 	return obj, nil
 }
 

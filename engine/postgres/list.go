@@ -49,23 +49,37 @@ func (s *Store) List(ctx context.Context, opts engine.ListOptions, each func(eng
 		}
 	}
 	return pumpList(ctx, opts.Limit, each, func(p *pump) (engine.ListMeta, error) {
-		// p.ctx: an error of each ends the reading too.
-		meta, err := s.listSettled(p.ctx, opts, st, p.add)
-		for errors.Is(err, errPaused) {
-			segment, at, resumeErr := p.resume(opts, st, meta.ResourceVersion)
-			if resumeErr != nil {
-				return engine.ListMeta{}, resumeErr
-			}
-			meta, _, err = s.listAt(p.ctx, segment, at, p.add)
+		t := s.router.choose(p.ctx, "list")
+		meta, err := s.listOn(p, t, opts, st)
+		if fallback(p.ctx, t, err) && p.discard() {
+			// Nothing was handed to the reader yet: the primary reads it all.
+			s.router.retry("list", t, err)
+			meta, err = s.listOn(p, target{}, opts, st)
 		}
 		return meta, err
 	})
 }
 
-// listSettled reads the state st; for a latest list with writes in flight,
-// the state once they have settled.
-func (s *Store) listSettled(ctx context.Context, opts engine.ListOptions, st listState, each func(engine.Object) error) (engine.ListMeta, error) {
-	meta, seq, err := s.listAt(ctx, opts, st, each)
+// listOn reads the list of opts in the state st on t, for p's reader,
+// in segments should the reader fall behind.
+func (s *Store) listOn(p *pump, t target, opts engine.ListOptions, st listState) (engine.ListMeta, error) {
+	// p.ctx: an error of each ends the reading too.
+	meta, err := s.listSettled(p.ctx, t, opts, st, p.add)
+	for errors.Is(err, errPaused) {
+		segment, at, resumeErr := p.resume(opts, st, meta.ResourceVersion)
+		if resumeErr != nil {
+			return engine.ListMeta{}, resumeErr
+		}
+		// The same target: it holds every write up to the list's state.
+		meta, _, err = s.listAt(p.ctx, t, segment, at, p.add)
+	}
+	return meta, err
+}
+
+// listSettled reads the state st on t; for a latest list with writes in
+// flight, the state once they have settled.
+func (s *Store) listSettled(ctx context.Context, t target, opts engine.ListOptions, st listState, each func(engine.Object) error) (engine.ListMeta, error) {
+	meta, seq, err := s.listAt(ctx, t, opts, st, each)
 	if !errors.Is(err, errUnsettled) {
 		return meta, err
 	}
@@ -75,7 +89,12 @@ func (s *Store) listSettled(ctx context.Context, opts engine.ListOptions, st lis
 	if _, ok, err := s.poller.await(ctx, seq, s.freshWait); err != nil || !ok {
 		return engine.ListMeta{}, cmp.Or(err, tooLarge(seq, s.events.ResourceVersion()))
 	}
-	meta, _, err = s.listAt(ctx, opts, listState{rv: seq}, each)
+	if t.replica != nil {
+		// The replica must hold the writes that were in flight: a position
+		// taken now is past their commits.
+		t = s.router.choose(ctx, "list")
+	}
+	meta, _, err = s.listAt(ctx, t, opts, listState{rv: seq}, each)
 	return meta, err
 }
 
@@ -83,11 +102,15 @@ func (s *Store) listSettled(ctx context.Context, opts engine.ListOptions, st lis
 // sequence's value.
 var errUnsettled = errors.New("writes in flight")
 
-// listAt reads the state st. For a latest list it returns errUnsettled,
-// with the sequence's value, when the state at that value is not all
-// visible yet. An error of each ends it, with the ListMeta's
+// listAt reads the state st on t. For a latest list it returns
+// errUnsettled, with the sequence's value, when the state at that value is
+// not all visible yet. An error of each ends it, with the ListMeta's
 // resourceVersion set once the state is known (errPaused reads on there).
-func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listState, each func(engine.Object) error) (engine.ListMeta, int64, error) {
+func (s *Store) listAt(ctx context.Context, t target, opts engine.ListOptions, st listState, each func(engine.Object) error) (engine.ListMeta, int64, error) {
+	db := s.pool
+	if t.replica != nil {
+		db, st.primarySeq = t.replica.pool, &t.pos.seq
+	}
 	plan, err := buildList(opts, st)
 	if err != nil {
 		return engine.ListMeta{}, 0, err
@@ -97,7 +120,7 @@ func (s *Store) listAt(ctx context.Context, opts engine.ListOptions, st listStat
 		return engine.ListMeta{}, 0, fmt.Errorf("begin list: %w", err)
 	}
 	defer release()
-	tx, err := s.pool.BeginTx(ctx, listTxOptions(opts))
+	tx, err := db.BeginTx(ctx, listTxOptions(opts))
 	if err != nil {
 		return engine.ListMeta{}, 0, fmt.Errorf("begin list: %w", err)
 	}

@@ -51,6 +51,8 @@ type pump struct {
 	// newest: where a paused list reads on.
 	queued int64
 	last   engine.ObjectKey
+	// handed is set once a batch went to the reader.
+	handed bool
 }
 
 // listBatch is objects handed to the reader at once, and their bodies' size.
@@ -151,9 +153,21 @@ func (p *pump) fits() bool {
 // and the queue's length).
 func (p *pump) enqueue() {
 	p.queuedBytes.Add(p.batch.bytes)
+	p.handed = true
 	p.queue <- p.batch
 	p.batchLen = max(p.batchLen, len(p.batch.objs))
 	p.batch = listBatch{}
+}
+
+// discard drops the objects read that the reader was not handed, and
+// reports whether it was handed none: then the list may be read again,
+// from its start, elsewhere (a replica that failed mid-list: the primary).
+func (p *pump) discard() bool {
+	if p.handed {
+		return false
+	}
+	p.batch, p.queued, p.last = listBatch{}, 0, engine.ObjectKey{}
+	return true
 }
 
 // send queues the batch being filled, waiting as long as it takes: the

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -31,7 +32,7 @@ import (
 const changedSQL = `
 WITH m AS MATERIALIZED (
 	SELECT c.horizon, s.seq, {resolved} AS resolved
-	FROM compaction c, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM resource_version) s
+	FROM compaction c, ({seq}) s
 )
 SELECT m.horizon, m.seq, m.resolved, l.* FROM m LEFT JOIN LATERAL (
 	SELECT resource, namespace, name, resource_version, stored_version, {body} FROM (
@@ -50,6 +51,12 @@ SELECT m.horizon, m.seq, m.resolved, l.* FROM m LEFT JOIN LATERAL (
 	) first_change
 	WHERE type <> 'ADDED'{rest}
 ) l ON true`
+
+// sequenceSQL reads the sequence's value, for changedSQL's {seq} on the
+// primary. A replica's copy of the sequence runs up to 32 values ahead of
+// the primary's (PostgreSQL logs sequences in advance): there {seq} is the
+// primary's value at the read's position, the statement's last argument.
+const sequenceSQL = `SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM resource_version`
 
 // resolvedSQL counts the log rows in (W, seq], up to a bound: when it
 // equals seq - W, every write up to seq is visible in the snapshot, and
@@ -92,12 +99,17 @@ func buildList(opts engine.ListOptions, st listState) (listPlan, error) {
 	if st.latest {
 		resolved, r = resolvedSQL, "m.seq"
 	}
+	seq := sequenceSQL
+	if st.primarySeq != nil {
+		changedArgs = append(changedArgs, *st.primarySeq)
+		seq = fmt.Sprintf("SELECT $%d::bigint AS seq", len(changedArgs))
+	}
 	body := bodyColumns
 	if opts.MetadataOnly {
 		body = metadataColumns
 	}
 	return listPlan{
-		changed:   strings.NewReplacer("{resolved}", resolved, "{R}", r, "{rest}", changed, "{body}", body).Replace(changedSQL),
+		changed:   strings.NewReplacer("{seq}", seq, "{resolved}", resolved, "{R}", r, "{rest}", changed, "{body}", body).Replace(changedSQL),
 		unchanged: strings.NewReplacer("{rest}", unchanged, "{body}", body).Replace(unchangedSQL), changedArgs: changedArgs,
 		unchangedArgs: unchangedArgs, limit: opts.Limit, all: opts.Resource == engine.GroupResource{},
 	}, nil
@@ -116,7 +128,7 @@ func buildCount(opts engine.ListOptions, after *continueToken) (string, []any, e
 	if err != nil {
 		return "", nil, err
 	}
-	changed := strings.NewReplacer("{resolved}", "0", "{R}", "$1::bigint", "{rest}", rest, "{body}", "NULL AS body, NULL AS remainder").Replace(changedSQL)
+	changed := strings.NewReplacer("{seq}", sequenceSQL, "{resolved}", "0", "{R}", "$1::bigint", "{rest}", rest, "{body}", "NULL AS body, NULL AS remainder").Replace(changedSQL)
 	changed = strings.Replace(changed, "SELECT m.horizon, m.seq, m.resolved, l.* FROM", "SELECT l.name FROM", 1)
 	return strings.NewReplacer("{unchanged}", rest, "{changed}", changed).Replace(countSQL), args, nil
 }

@@ -16,6 +16,9 @@ type listState struct {
 	// rv is older than the history kept.
 	exact bool
 	after *continueToken
+	// primarySeq, for a list on a replica, is the primary's sequence
+	// value at the read's position; nil: the list reads the sequence.
+	primarySeq *int64
 }
 
 // parseListState reads opts' resourceVersion, resourceVersionMatch and
@@ -56,9 +59,17 @@ func parseListState(opts engine.ListOptions) (listState, int64, error) {
 // list needs, and sets the state's resourceVersion: requested for Exact,
 // W otherwise ("0" and NotOlderThan). Errors: Timeout when requested is
 // not reached within freshWait.
+//
+// A continue token's state was made sure of by the first page; but with
+// replicas, that page may have been read on one that showed commits the
+// primary did not show yet (see errAheadOfPrimary): the process's
+// watermark passing it makes sure the primary shows them too.
 func (s *Store) settle(ctx context.Context, st *listState, requested int64) error {
+	if st.after != nil && len(s.router.replicas) == 0 {
+		return nil
+	}
 	if st.after != nil {
-		return nil // the first page's list made sure of its state
+		requested = st.rv
 	}
 	w, ok, err := s.poller.await(ctx, requested, s.freshWait)
 	switch {
@@ -66,6 +77,7 @@ func (s *Store) settle(ctx context.Context, st *listState, requested int64) erro
 		return err
 	case !ok:
 		return tooLarge(requested, w)
+	case st.after != nil:
 	case st.latest:
 		st.w = w
 	case st.exact:

@@ -51,7 +51,11 @@ type poller struct {
 	log    *slog.Logger
 	// open decrypts an event's bodies (Store.openEvent); nil when nothing
 	// is encrypted. Set before run.
-	open   func(*engine.Event)
+	open func(*engine.Event)
+	// router chooses where the log is read: a replica that has replayed
+	// past the primary's position, else pool. Gaps are filled, and what
+	// they became is read, on pool alone. Set before run.
+	router *router
 	kicks  chan struct{} // a write or a notification: read the log now
 	fillTo atomic.Int64  // a list waits for every resourceVersion up to it
 	ready  chan struct{} // closed once W is known

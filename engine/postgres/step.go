@@ -46,7 +46,19 @@ const fetchSQL = `SELECT ` + logColumns + ` FROM events WHERE resource_version =
 func (p *poller) step(ctx context.Context) (bool, error) {
 	w := p.events.ResourceVersion()
 	in := p.events.Interest() // before the read: see watch.Interest
-	b, err := p.read(ctx, w, p.columns(in), in.All())
+	t := p.router.choose(ctx, "poll")
+	more, err := p.stepOn(ctx, t, w, in)
+	if fallback(ctx, t, err) {
+		// The replica failed, or showed commits the primary does not yet.
+		p.router.retry("poll", t, err)
+		return p.stepOn(ctx, target{}, w, in)
+	}
+	return more, err
+}
+
+// stepOn is step, with the log read on t.
+func (p *poller) stepOn(ctx context.Context, t target, w int64, in watch.Interest) (bool, error) {
+	b, err := p.read(ctx, t, w, p.columns(in), in.All())
 	if err != nil {
 		return false, err
 	}
@@ -74,6 +86,11 @@ func (p *poller) step(ctx context.Context) (bool, error) {
 		}
 		b.rows = mergeRows(b.rows, resolved)
 	}
+	if t.replica != nil {
+		if err := p.visibleOnPrimary(ctx, w, b.rows); err != nil {
+			return false, err
+		}
+	}
 	p.publish(in, w, b.rows)
 	return full || len(missing) > 0, nil
 }
@@ -84,10 +101,21 @@ type batch struct {
 	rows         []logRow
 }
 
-// read runs pollSQL after w, with bodies for the resources (resource
-// column values) wanted, or for all.
-func (p *poller) read(ctx context.Context, w int64, wanted []string, all bool) (batch, error) {
-	rows, err := p.pool.Query(ctx, pollSQL, w, pollBatch, wanted, all)
+// read runs pollSQL after w on t, with bodies for the resources (resource
+// column values) wanted, or for all. On a replica, the batch's seq is the
+// primary's (the replica's copy of the sequence runs ahead).
+func (p *poller) read(ctx context.Context, t target, w int64, wanted []string, all bool) (batch, error) {
+	if t.replica == nil {
+		return readBatch(ctx, p.pool, w, wanted, all)
+	}
+	b, err := readBatch(ctx, t.replica.pool, w, wanted, all)
+	b.seq = t.pos.seq
+	return b, err
+}
+
+// readBatch runs pollSQL on db.
+func readBatch(ctx context.Context, db dbtx, w int64, wanted []string, all bool) (batch, error) {
+	rows, err := db.Query(ctx, pollSQL, w, pollBatch, wanted, all)
 	if err != nil {
 		return batch{}, fmt.Errorf("read events: %w", err)
 	}

@@ -44,6 +44,14 @@ type Options struct {
 	// bodies are encrypted at rest, nil for the others (engine/encryption).
 	// Nil: nothing is encrypted, and reads and writes do no extra work.
 	Encryption func(engine.GroupResource) Transformer
+	// ReadURLs name hot-standby replicas of the database. Gets, lists and
+	// the poller's reads of the events log run on one that has replayed
+	// past the primary's WAL position taken as the read began, else on the
+	// primary; writes and locks always run on the primary.
+	ReadURLs []string
+	// MaxReplicaLag is how long a read waits for a replica to replay past
+	// that position before the primary answers it (default 100 ms).
+	MaxReplicaLag time.Duration
 }
 
 // withDefaults fills the zero fields of o.
@@ -53,6 +61,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CompactInterval <= 0 {
 		o.CompactInterval = 10 * time.Second
+	}
+	if o.MaxReplicaLag <= 0 {
+		o.MaxReplicaLag = defaultMaxReplicaLag
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -64,8 +75,9 @@ func (o Options) withDefaults() Options {
 // for concurrent use, and several processes may share one database.
 type Store struct {
 	pool *pgxpool.Pool
-	// background serves the poller, the notifier and compaction, one
-	// connection each at most: requests filling pool never delay events.
+	// background serves the poller, the notifier, compaction and the
+	// position query, one connection each at most: requests filling pool
+	// never delay events, nor the choice of where a read runs.
 	background *pgxpool.Pool
 	opts       Options
 	events     *watch.Broadcaster
@@ -73,6 +85,7 @@ type Store struct {
 	notifier   *notifier
 	writes     *batcher // creates, updates and deletes
 	reads      *batcher // gets
+	router     *router  // where each read runs: the primary or a replica
 	stop       context.CancelFunc
 	closed     <-chan struct{} // closed by Close
 	running    sync.WaitGroup
@@ -116,14 +129,7 @@ func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*St
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w", err)
 	}
-	if !strings.Contains(databaseURL, "pool_max_conns") {
-		cfg.MaxConns = int32(max(4, 4*runtime.GOMAXPROCS(0)))
-	}
-	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
-		// Why: the list statements' cost estimates (unknown resourceVersions)
-		// exceed jit_above_cost, and compiling takes longer than running them.
-		cfg.ConnConfig.RuntimeParams["jit"] = "off"
-	}
+	configurePool(cfg, databaseURL)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("create connection pool: %w", err)
@@ -139,15 +145,37 @@ func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*St
 		pool.Close()
 		return nil, fmt.Errorf("create background connection pool: %w", err)
 	}
+	replicas, err := openReplicas(ctx, opts.ReadURLs, configurePool)
+	if err != nil {
+		background.Close()
+		pool.Close()
+		return nil, err
+	}
 	s := &Store{pool: pool, background: background, opts: opts.withDefaults(), freshWait: freshWait,
 		grown: make(chan struct{}, 1), lists: newListGate(int(cfg.MaxConns))}
+	metrics := newReplicaMetrics(s.opts.Metrics)
+	s.router = &router{replicas: replicas, maxLag: s.opts.MaxReplicaLag, metrics: metrics,
+		at: &positions{db: background, queries: metrics.positions}}
 	s.start(cfg.ConnConfig)
 	return s, nil
 }
 
+// configurePool sizes a pool for the machine, unless databaseURL sets
+// pool_max_conns, and turns JIT compilation off, unless it sets jit.
+func configurePool(cfg *pgxpool.Config, databaseURL string) {
+	if !strings.Contains(databaseURL, "pool_max_conns") {
+		cfg.MaxConns = int32(max(4, 4*runtime.GOMAXPROCS(0)))
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		// Why: the list statements' cost estimates (unknown resourceVersions)
+		// exceed jit_above_cost, and compiling takes longer than running them.
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
+}
+
 // backgroundConns is the size of Store.background: the poller, the
-// notifier and compaction.
-const backgroundConns = 3
+// notifier, compaction and, with replicas, the primary's position query.
+const backgroundConns = 4
 
 // start runs the background goroutines until Close.
 func (s *Store) start(listenConfig *pgx.ConnConfig) {
@@ -161,8 +189,13 @@ func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	s.writes, s.reads = writes, reads
 	s.running.Go(func() { writes.run(ctx) })
 	s.running.Go(func() { reads.run(ctx) })
+	for _, r := range s.router.replicas {
+		r.gets = newBatcher(r.pool, max(1, int(r.pool.Config().MaxConns)/2), sizes.WithLabelValues("read"), getsTogether)
+		s.running.Go(func() { r.gets.run(ctx) })
+	}
 	s.events = watch.New(0, s.replay, s.opts.Watch)
 	s.poller = newPoller(s.background, s.events, s.opts.Logger)
+	s.poller.router = s.router
 	if s.opts.Encryption != nil {
 		s.poller.open = s.openEvent
 	}
@@ -183,10 +216,17 @@ func (s *Store) Close() {
 	s.events.Close()
 	s.background.Close()
 	s.pool.Close()
+	closeReplicas(s.router.replicas)
 }
 
-// Ping checks that the database answers, for readiness probes.
+// Ping checks that the database answers, for readiness probes. A failed
+// ping closes its connection, so it tries once more, on a new one: after a
+// failover, with a multi-host URL, the pool's old connections lead to the
+// old primary, and a new one to the database that now takes writes.
 func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err == nil {
+		return nil
+	}
 	if err := s.pool.Ping(ctx); err != nil {
 		return fmt.Errorf("ping database: %w", err)
 	}
