@@ -84,7 +84,8 @@ type ControlPlane struct {
 // that follow them, the strategies, the garbage collector, the stored
 // CustomResourceDefinitions (served when it returns), the "default"
 // namespace and its finalizer, the HTTP API, the RBAC bootstrap roles
-// and index (listed when it returns), the OpenAPI documents (built when
+// and index (listed when it returns), the admission webhooks (listed
+// when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
 // definitions, of creating the namespace and the RBAC objects, and of
@@ -108,7 +109,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	defs := c.startDefinitions(ctx, cfg)
 	namespaces := Register(cfg.Service)
-	c.newAdmission(cfg)
+	webhooks := c.newAdmission(cfg)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
 	if cfg.Collect != nil {
@@ -130,6 +131,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	c.API = c.newAPI(cfg, authz)
 	if err := c.startRBAC(ctx, cfg, authz); err != nil {
+		return err
+	}
+	if err := c.startAdmission(ctx, webhooks); err != nil {
 		return err
 	}
 	c.prepare(cfg.Logger)
