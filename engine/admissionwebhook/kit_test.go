@@ -94,9 +94,10 @@ type answer func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionRespon
 // TLS, records each request, and may wait before it answers.
 type hook struct {
 	*webhooktest.Server
-	mu    sync.Mutex
-	got   []*admissionv1.AdmissionRequest
-	delay time.Duration
+	mu       sync.Mutex
+	got      []*admissionv1.AdmissionRequest
+	versions []string // the apiVersion of each review
+	delay    time.Duration
 }
 
 // serveHook starts a webhook program answering with answer.
@@ -109,7 +110,7 @@ func serveHook(t *testing.T, answer answer, dnsNames ...string) *hook {
 			return
 		}
 		h.mu.Lock()
-		h.got = append(h.got, review.Request)
+		h.got, h.versions = append(h.got, review.Request), append(h.versions, review.APIVersion)
 		delay := h.delay
 		h.mu.Unlock()
 		select {
@@ -130,6 +131,13 @@ func (h *hook) requests() []*admissionv1.AdmissionRequest {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]*admissionv1.AdmissionRequest(nil), h.got...)
+}
+
+// reviewVersions are the apiVersions of the reviews received so far.
+func (h *hook) reviewVersions() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.versions...)
 }
 
 func (h *hook) setDelay(d time.Duration) {
