@@ -15,6 +15,7 @@ import (
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
 	"github.com/dynapi/dynapi/engine/kinds/roles"
 	"github.com/dynapi/dynapi/engine/kinds/secret"
+	"github.com/dynapi/dynapi/engine/kinds/webhookconfiguration"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -25,5 +26,6 @@ func Register(service *resource.Service) *namespace.Finalizer {
 	configmap.Register(service)
 	secret.Register(service)
 	roles.Register(service)
+	webhookconfiguration.Register(service)
 	return namespace.Register(service)
 }
