@@ -101,7 +101,7 @@ type hook struct {
 }
 
 // serveHook starts a webhook program answering with answer.
-func serveHook(t *testing.T, answer answer, dnsNames ...string) *hook {
+func serveHook(t testing.TB, answer answer, dnsNames ...string) *hook {
 	h := &hook{}
 	h.Server = webhooktest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review admissionv1.AdmissionReview
