@@ -67,6 +67,8 @@ type Attributes struct {
 
 	reinvoke Reinvocation
 	kube     *kubeAttributes // Kube's, once made
+	// kubeAnnotations are what kube's libraries annotated through Kube.
+	kubeAnnotations map[string]string
 }
 
 // SetObject replaces Object with obj (a mutating plug-in's result), and
