@@ -32,10 +32,13 @@ const (
 // which decodes the objects once per request, on first use.
 type Attributes struct {
 	Operation Operation
-	// Kind is the request's kind, in the version it was sent in; Resource
-	// its resource (plural), in that version too.
+	// Kind is Object's kind: the resource's kind in the version the
+	// request was sent in, or autoscaling/v1 Scale for the scale
+	// subresource. Resource is the resource (plural) addressed, Version
+	// the version of it the request was sent in.
 	Kind     engine.GroupVersionKind
 	Resource engine.GroupResource
+	Version  string
 	// Subresource is "status", "scale" or "" (the object itself).
 	Subresource string
 	// StorageVersion is the version the resource is stored in.
@@ -114,11 +117,12 @@ func (r *Reinvocation) SetValue(plugin string, v any) {
 func (r *Reinvocation) Value(plugin string) any { return r.values[plugin] }
 
 // InVersion returns a copy of a addressed to another version of its
-// resource (its objects still a's, for the caller to convert), with no
+// resource (not for the scale subresource, whose Kind is a Scale in every
+// version) (its objects still a's, for the caller to convert), with no
 // decoded objects; its reinvocation context is a copy: plug-ins record
 // reinvocation on a's.
 func (a *Attributes) InVersion(version string) *Attributes {
 	c := *a
-	c.Kind.Version, c.kube = version, nil
+	c.Version, c.Kind.Version, c.kube = version, version, nil
 	return &c
 }

@@ -66,7 +66,7 @@ func TestChainReinvocation(t *testing.T) {
 // set by a plug-in is decoded again.
 func TestKube(t *testing.T) {
 	a := &Attributes{Operation: Update, Kind: engine.GroupVersionKind{Group: "g", Version: "v1", Kind: "K"},
-		Resource: engine.GroupResource{Group: "g", Resource: "ks"}, Name: "n",
+		Resource: engine.GroupResource{Group: "g", Resource: "ks"}, Version: "v1", Name: "n",
 		Object: []byte(`{"spec":{"a":1}}`), OldObject: []byte(`{"spec":{"a":0}}`), User: &engine.User{Name: "ann"}}
 	k, err := a.Kube()
 	if err != nil {

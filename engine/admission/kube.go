@@ -77,7 +77,7 @@ func (a *Attributes) newKube() (*kubeAttributes, error) {
 		return nil, fmt.Errorf("decode options: %w", err)
 	}
 	gvk := schema.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
-	gvr := schema.GroupVersionResource{Group: a.Resource.Group, Version: a.Kind.Version, Resource: a.Resource.Resource}
+	gvr := schema.GroupVersionResource{Group: a.Resource.Group, Version: a.Version, Resource: a.Resource.Resource}
 	rec := kubeadmission.NewAttributesRecord(obj, old, gvk, a.Namespace, a.Name, gvr, a.Subresource,
 		kubeadmission.Operation(a.Operation), opts, a.DryRun, userInfo(a))
 	if a.kubeAnnotations == nil {

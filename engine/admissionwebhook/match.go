@@ -124,8 +124,8 @@ func (r *request) shouldCall(ctx context.Context, h *hook) (*invocation, error) 
 func (r *request) matchRules(h *hook) *invocation {
 	a := r.attr
 	for _, rule := range h.Rules {
-		if ruleMatches(rule, a, a.Kind.Version) {
-			return &invocation{hook: h, version: a.Kind.Version}
+		if ruleMatches(rule, a, a.Version) {
+			return &invocation{hook: h, version: a.Version}
 		}
 	}
 	if *h.MatchPolicy != admissionregistrationv1.Equivalent {
@@ -133,7 +133,7 @@ func (r *request) matchRules(h *hook) *invocation {
 	}
 	for _, rule := range h.Rules {
 		for _, v := range a.Versions {
-			if v != a.Kind.Version && ruleMatches(rule, a, v) {
+			if v != a.Version && ruleMatches(rule, a, v) {
 				return &invocation{hook: h, version: v}
 			}
 		}
@@ -201,7 +201,7 @@ func splitResource(s string) (res, sub string) {
 // with the objects converted (made once per version).
 func (r *request) versionedAttr(version string) (*admission.Attributes, error) {
 	a := r.attr
-	if version == a.Kind.Version {
+	if version == a.Version {
 		return a, nil
 	}
 	if va, ok := r.versioned[version]; ok {
@@ -231,7 +231,7 @@ func convertOrNil(a *admission.Attributes, obj []byte, version string) ([]byte, 
 	if obj == nil {
 		return nil, nil
 	}
-	out, err := a.Convert(obj, a.Kind.Version, version)
+	out, err := a.Convert(obj, a.Version, version)
 	if err != nil {
 		return nil, internal(fmt.Errorf("unable to convert to %s: %w", version, err))
 	}

@@ -142,7 +142,7 @@ func (m *Mutating) callOne(ctx context.Context, r *request, inv *invocation, out
 	changed = !jsoneq.Equal(va.Object, patched)
 	out.Annotate(map[string]string{fmt.Sprintf("%sround_%d_index_%d", patchPrefix, round, i): annotation(h, changed, resp.patch)})
 	if va != r.attr && r.attr.Convert != nil {
-		if patched, err = r.attr.Convert(patched, va.Kind.Version, r.attr.Kind.Version); err != nil {
+		if patched, err = r.attr.Convert(patched, va.Version, r.attr.Version); err != nil {
 			return false, internal(err)
 		}
 	}

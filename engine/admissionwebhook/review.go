@@ -46,10 +46,10 @@ func newReview(version string, orig, va *admission.Attributes) ([]byte, types.UI
 	req := &admissionv1.AdmissionRequest{
 		UID:                uid,
 		Kind:               metav1.GroupVersionKind{Group: va.Kind.Group, Version: va.Kind.Version, Kind: va.Kind.Kind},
-		Resource:           metav1.GroupVersionResource{Group: va.Resource.Group, Version: va.Kind.Version, Resource: va.Resource.Resource},
+		Resource:           metav1.GroupVersionResource{Group: va.Resource.Group, Version: va.Version, Resource: va.Resource.Resource},
 		SubResource:        va.Subresource,
 		RequestKind:        &metav1.GroupVersionKind{Group: orig.Kind.Group, Version: orig.Kind.Version, Kind: orig.Kind.Kind},
-		RequestResource:    &metav1.GroupVersionResource{Group: orig.Resource.Group, Version: orig.Kind.Version, Resource: orig.Resource.Resource},
+		RequestResource:    &metav1.GroupVersionResource{Group: orig.Resource.Group, Version: orig.Version, Resource: orig.Resource.Resource},
 		RequestSubResource: orig.Subresource,
 		Name:               va.Name,
 		Namespace:          va.Namespace,
@@ -59,10 +59,6 @@ func newReview(version string, orig, va *admission.Attributes) ([]byte, types.UI
 		OldObject:          runtime.RawExtension{Raw: va.OldObject},
 		DryRun:             &va.DryRun,
 		Options:            runtime.RawExtension{Raw: va.Options},
-	}
-	if va.Subresource == "scale" {
-		// a Scale's resource is the object's, its request kind the Scale's own
-		req.Resource.Version = va.Kind.Version
 	}
 	review := admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/" + version, Kind: "AdmissionReview"},

@@ -85,7 +85,7 @@ func (v *Validating) callAll(ctx context.Context, r *request, invs []*invocation
 func (v *Validating) callOne(ctx context.Context, r *request, inv *invocation, out *admission.Outcome, i int) error {
 	h := inv.hook
 	va := r.attr
-	if inv.version != r.attr.Kind.Version {
+	if inv.version != r.attr.Version {
 		va = r.versioned[inv.version]
 	}
 	resp, err := call(ctx, v.client, h, r.attr, va)

@@ -23,7 +23,7 @@ func TestVerbs(t *testing.T) {
 	kit := servicetest.Open(t, "ns")
 	h := serveHook(t, allow)
 	s := start(t, kit, nil)
-	rule := `"sideEffects":"None","rules":[{"operations":["*"],"apiGroups":["shop.example.com","labs.example.com"],"apiVersions":["*"],"resources":["widgets","widgets/status","widgets/scale"]}],`
+	rule := `"sideEffects":"None","rules":[{"operations":["*"],"apiGroups":["shop.example.com","labs.example.com"],"apiVersions":["v1","v1alpha1"],"resources":["widgets","widgets/status","widgets/scale"]}],`
 	cfg := config("ValidatingWebhookConfiguration", "verbs.example.com", urlConfig(h, ""), rule)
 	cfg, _ = sjson.Set(cfg, "webhooks.0.admissionReviewVersions", []string{"v1beta1"})
 	s.configure(t, cfg, func() bool {
@@ -43,20 +43,20 @@ func TestVerbs(t *testing.T) {
 	s.must(t, http.StatusOK, "DELETE", widgets+"/v", "")
 
 	want := []string{
-		"CREATE widgets  shop.example.com/v1, Kind=Widget CreateOptions",
-		"UPDATE widgets  shop.example.com/v1, Kind=Widget UpdateOptions",
-		"UPDATE widgets  shop.example.com/v1, Kind=Widget PatchOptions",
-		"UPDATE widgets  shop.example.com/v1, Kind=Widget PatchOptions",
-		"UPDATE widgets status shop.example.com/v1, Kind=Widget UpdateOptions",
-		"CREATE widgets  labs.example.com/v1alpha1, Kind=Widget CreateOptions",
-		"UPDATE widgets scale autoscaling/v1, Kind=Scale UpdateOptions",
-		"DELETE widgets  shop.example.com/v1, Kind=Widget DeleteOptions",
+		"CREATE widgets/v1  shop.example.com/v1, Kind=Widget CreateOptions",
+		"UPDATE widgets/v1  shop.example.com/v1, Kind=Widget UpdateOptions",
+		"UPDATE widgets/v1  shop.example.com/v1, Kind=Widget PatchOptions",
+		"UPDATE widgets/v1  shop.example.com/v1, Kind=Widget PatchOptions",
+		"UPDATE widgets/v1 status shop.example.com/v1, Kind=Widget UpdateOptions",
+		"CREATE widgets/v1alpha1  labs.example.com/v1alpha1, Kind=Widget CreateOptions",
+		"UPDATE widgets/v1alpha1 scale autoscaling/v1, Kind=Scale UpdateOptions",
+		"DELETE widgets/v1  shop.example.com/v1, Kind=Widget DeleteOptions",
 	}
 	var got []string
 	wait.Eventually(t, 10*time.Second, func() (bool, string) { return len(h.requests()) >= before+len(want), "the requests" })
 	reqs, versions := h.requests(), h.reviewVersions()
 	for i, r := range reqs[before:] {
-		got = append(got, fmt.Sprintf("%s %s %s %s/%s, Kind=%s %s", r.Operation, r.Resource.Resource, r.SubResource,
+		got = append(got, fmt.Sprintf("%s %s/%s %s %s/%s, Kind=%s %s", r.Operation, r.Resource.Resource, r.Resource.Version, r.SubResource,
 			r.Kind.Group, r.Kind.Version, r.Kind.Kind, gjson.GetBytes(r.Options.Raw, "kind").String()))
 		if versions[before+i] != "admission.k8s.io/v1beta1" {
 			t.Errorf("request %d sent as %s, want admission.k8s.io/v1beta1", i, versions[before+i])

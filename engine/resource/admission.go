@@ -93,7 +93,7 @@ func (s *Service) attributes(w *Write) (*admission.Attributes, error) {
 	a := &admission.Attributes{
 		Operation: operations[w.Operation],
 		Kind:      engine.GroupVersionKind{Group: t.Resource.Group, Version: t.Version.Name, Kind: t.Resource.Kind},
-		Resource:  t.GroupResource(), Subresource: t.Subresource, StorageVersion: t.Resource.StorageVersion,
+		Resource:  t.GroupResource(), Version: t.Version.Name, Subresource: t.Subresource, StorageVersion: t.Resource.StorageVersion,
 		Name: w.Name, Namespace: t.Namespace, User: u, DryRun: w.dryRun(), Options: w.admissionOptions(),
 		Object: w.Object, OldObject: w.Old,
 	}
