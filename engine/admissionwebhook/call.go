@@ -28,7 +28,9 @@ func (e *errRejected) Error() string { return e.status.Message }
 func call(ctx context.Context, client *webhook.Client, h *hook, orig, va *admission.Attributes) (*response, error) {
 	if va.DryRun && !noSideEffects(h.SideEffects) {
 		if h.SideEffects == nil {
-			return nil, &webhook.ErrCallingWebhook{WebhookName: h.Name, Reason: errors.New("Webhook SideEffects is nil"), //nolint:staticcheck // kube's words
+			//lint:ignore ST1005 kube's words
+			reason := errors.New("Webhook SideEffects is nil")
+			return nil, &webhook.ErrCallingWebhook{WebhookName: h.Name, Reason: reason,
 				Status: engine.Errorf(engine.CodeBadRequest, "Webhook SideEffects is nil")}
 		}
 		return nil, engine.Errorf(engine.CodeBadRequest, "admission webhook %q does not support dry run", h.Name)
