@@ -17,6 +17,7 @@ import (
 	"github.com/dynapi/dynapi/engine/kinds/roles"
 	"github.com/dynapi/dynapi/engine/kinds/secret"
 	"github.com/dynapi/dynapi/engine/kinds/storageversionmigration"
+	"github.com/dynapi/dynapi/engine/kinds/webhookconfiguration"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -37,5 +38,6 @@ func Register(service *resource.Service) Controllers {
 	secret.Register(service)
 	roles.Register(service)
 	apiservice.Register(service)
+	webhookconfiguration.Register(service)
 	return Controllers{Namespaces: namespace.Register(service), Migrations: storageversionmigration.Register(service)}
 }
