@@ -108,6 +108,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	defs := c.startDefinitions(ctx, cfg)
 	namespaces := Register(cfg.Service)
+	c.newAdmission(cfg)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
 	if cfg.Collect != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/admission"
 	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/dynapi/dynapi/engine/registry"
 )
@@ -29,6 +30,7 @@ type Service struct {
 	GenerateName func(base string) string
 
 	strategies map[engine.GroupResource]Strategy
+	admission  *admission.Chain // nil: none (see SetAdmission)
 	onRemove   []func(engine.ObjectKey)
 	onDelete   []func(engine.ObjectKey)
 }
