@@ -18,11 +18,19 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 )
 
-// Env is what evaluation reads beyond the request: namespaces, params,
-// the versions of a resource and conversion between them, and the
-// authorizer CEL's `authorizer` asks. Its errors are kube's
-// (apierrors), as CEL and messages quote them.
+// Env is what evaluation reads beyond the request: Store's, and the
+// conversion of the request's objects into another version of their
+// kind (for matchPolicy Equivalent).
 type Env interface {
+	Store
+	// Convert returns obj (an *unstructured.Unstructured) converted to gvk.
+	Convert(obj runtime.Object, gvk schema.GroupVersionKind) (runtime.Object, error)
+}
+
+// Store reads namespaces, params, the versions of a resource, and answers
+// CEL's `authorizer`. Its errors are kube's (apierrors), as CEL and
+// messages quote them.
+type Store interface {
 	// Namespace returns the namespace named; kube's NotFound when absent.
 	Namespace(ctx context.Context, name string) (*corev1.Namespace, error)
 	// ParamScope says whether kind names a namespaced resource; an error
@@ -36,8 +44,6 @@ type Env interface {
 	// Mapper tells the resources that hold the same objects as another
 	// one (its other versions), for matchPolicy Equivalent.
 	Mapper() runtime.EquivalentResourceMapper
-	// Convert returns obj (an *unstructured.Unstructured) converted to gvk.
-	Convert(obj runtime.Object, gvk schema.GroupVersionKind) (runtime.Object, error)
 	// Authorizer answers CEL's authorizer checks.
 	Authorizer() authorizer.UnconditionalAuthorizer
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Objects are the policy objects a Set is compiled from, in kube's v1
@@ -22,6 +23,11 @@ type Objects struct {
 // expression is compiled once, here, never per request. It is immutable
 // and safe for concurrent use.
 type Set struct {
+	static, api hooks
+}
+
+// hooks are compiled policies of one origin.
+type hooks struct {
 	validating []*validatingHook
 	mutating   []*mutatingHook
 }
@@ -30,18 +36,63 @@ type Set struct {
 // group in name order (kube's composite policy source). A policy that
 // does not compile is kept with its error, which its failurePolicy
 // applies to every request it matches, as kube does; a binding whose
-// policy is absent binds nothing.
+// policy is absent binds nothing. Compile fills in kube's defaults (see
+// DefaultValidatingPolicy) in the objects, which it keeps.
 func Compile(static, api Objects) *Set {
-	s := &Set{}
-	for _, objs := range []Objects{static, api} {
-		s.validating = append(s.validating, compileValidating(objs)...)
-		s.mutating = append(s.mutating, compileMutating(objs)...)
+	static.defaults()
+	api.defaults()
+	return &Set{
+		static: hooks{compileValidating(static), compileMutating(static)},
+		api:    hooks{compileValidating(api), compileMutating(api)},
 	}
-	return s
+}
+
+func (o Objects) defaults() {
+	for _, p := range o.Validating {
+		DefaultValidatingPolicy(p)
+	}
+	for _, b := range o.ValidatingBinding {
+		DefaultValidatingBinding(b)
+	}
+	for _, p := range o.Mutating {
+		DefaultMutatingPolicy(p)
+	}
+	for _, b := range o.MutatingBinding {
+		DefaultMutatingBinding(b)
+	}
 }
 
 // Empty reports whether s holds no policy: a write then pays nothing.
-func (s *Set) Empty() bool { return s == nil || len(s.validating) == 0 && len(s.mutating) == 0 }
+func (s *Set) Empty() bool {
+	return s == nil || len(s.static.validating)+len(s.api.validating)+len(s.static.mutating)+len(s.api.mutating) == 0
+}
+
+// configResources are the admission policy resources, which policies
+// stored through the API never guard (kube: a policy must not be able to
+// lock itself in); static ones do.
+var configResources = map[schema.GroupResource]bool{
+	{Group: v1.GroupName, Resource: "validatingadmissionpolicies"}:       true,
+	{Group: v1.GroupName, Resource: "validatingadmissionpolicybindings"}: true,
+	{Group: v1.GroupName, Resource: "mutatingadmissionpolicies"}:         true,
+	{Group: v1.GroupName, Resource: "mutatingadmissionpolicybindings"}:   true,
+}
+
+// validatingFor returns the validating hooks that may guard gr, static
+// ones first.
+func (s *Set) validatingFor(gr schema.GroupResource) []*validatingHook {
+	if configResources[gr] {
+		return s.static.validating
+	}
+	return append(slices.Clip(s.static.validating), s.api.validating...)
+}
+
+// mutatingFor is validatingFor for mutating hooks.
+func (s *Set) mutatingFor(gr schema.GroupResource) []*mutatingHook {
+	if configResources[gr] {
+		return s.static.mutating
+	}
+	return append(slices.Clip(s.static.mutating), s.api.mutating...)
+}
 
 // byName sorts objects by name.
 func byName[T interface{ GetName() string }](items []T) []T {

@@ -36,12 +36,16 @@ func (r *Result) annotate(key, value string) {
 // with binding 'b' denied request: …`) for the first Deny, or the
 // warnings and audit annotations of the request.
 func (s *Set) Validate(ctx context.Context, a admission.Attributes, env Env) (Result, error) {
-	if s == nil || len(s.validating) == 0 {
+	if s == nil {
+		return Result{}, nil
+	}
+	hooks := s.validatingFor(a.GetResource().GroupResource())
+	if len(hooks) == 0 {
 		return Result{}, nil
 	}
 	d := &validation{request: newRequest(ctx, env), attrs: a, versioned: map[schema.GroupVersionKind]*admission.VersionedAttributes{}}
 	d.authz = admissionauthorizer.NewCachingAuthorizer(env.Authorizer())
-	for _, h := range s.validating {
+	for _, h := range hooks {
 		if err := d.hook(h); err != nil {
 			return Result{}, err
 		}
