@@ -22,6 +22,19 @@ func (creater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
 	return u, nil
 }
 
+// typer types an unstructured object by its apiVersion and kind.
+type typer struct{}
+
+func (typer) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Empty() {
+		return nil, false, runtime.NewMissingKindErr(fmt.Sprintf("%T", obj))
+	}
+	return []schema.GroupVersionKind{gvk}, false, nil
+}
+
+func (typer) Recognizes(schema.GroupVersionKind) bool { return true }
+
 // nopDefaulter: the schema stage after mutation applies defaults.
 type nopDefaulter struct{}
 

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+
+	"github.com/dynapi/dynapi/engine/apply"
 )
 
 // Env is what evaluation reads beyond the request: Store's, and the
@@ -44,6 +46,9 @@ type Store interface {
 	// Mapper tells the resources that hold the same objects as another
 	// one (its other versions), for matchPolicy Equivalent.
 	Mapper() runtime.EquivalentResourceMapper
+	// Fields returns the field types of gvk's kind (ApplyConfiguration
+	// merges with them); an error when gvk is not served.
+	Fields(gvk schema.GroupVersionKind) (*apply.Kind, error)
 	// Authorizer answers CEL's authorizer checks.
 	Authorizer() authorizer.UnconditionalAuthorizer
 }
@@ -54,6 +59,8 @@ type request struct {
 	ctx     context.Context
 	env     Env
 	matcher generic.PolicyMatcher
+	ns      *corev1.Namespace // namespaceObject's, once read
+	nsRead  bool
 }
 
 func newRequest(ctx context.Context, env Env) *request {
@@ -63,6 +70,28 @@ func newRequest(ctx context.Context, env Env) *request {
 	return r
 }
 
+// namespaceObject is the namespace CEL's namespaceObject binds: none
+// for cluster-scoped objects, nor for a Namespace itself (kube's special
+// case). It is read once per request.
+func (r *request) namespaceObject(a admission.Attributes) (*corev1.Namespace, error) {
+	if r.nsRead {
+		return r.ns, nil
+	}
+	name := a.GetNamespace()
+	if gvk := a.GetKind(); gvk.Group == "" && gvk.Version == "v1" && gvk.Kind == "Namespace" {
+		name = ""
+	}
+	if name != "" {
+		ns, err := r.env.Namespace(r.ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		r.ns = ns
+	}
+	r.nsRead = true
+	return r.ns, nil
+}
+
 // objectInterfaces is admission.ObjectInterfaces over Env, for kube's
 // matching (equivalent resources) and versioned attributes (conversion).
 func (r *request) objectInterfaces() admission.ObjectInterfaces { return objectInterfaces{r} }
@@ -70,7 +99,7 @@ func (r *request) objectInterfaces() admission.ObjectInterfaces { return objectI
 type objectInterfaces struct{ r *request }
 
 func (o objectInterfaces) GetObjectCreater() runtime.ObjectCreater     { return creater{} }
-func (o objectInterfaces) GetObjectTyper() runtime.ObjectTyper         { return nil }
+func (o objectInterfaces) GetObjectTyper() runtime.ObjectTyper         { return typer{} }
 func (o objectInterfaces) GetObjectDefaulter() runtime.ObjectDefaulter { return nopDefaulter{} }
 func (o objectInterfaces) GetObjectConvertor() runtime.ObjectConvertor { return convertor{o.r.env} }
 func (o objectInterfaces) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {

@@ -57,6 +57,36 @@ func (v validatingPlugin) Validate(ctx context.Context, a *admission.Attributes,
 	return engineError(err)
 }
 
+// Mutating is the MutatingAdmissionPolicy plug-in.
+func (p *Plugins) Mutating() admission.Mutator { return mutatingPlugin{p} }
+
+type mutatingPlugin struct{ p *Plugins }
+
+// Active reports whether any mutating policy is published.
+func (m mutatingPlugin) Active() bool {
+	s := m.p.set.Load()
+	return s != nil && len(s.static.mutating)+len(s.api.mutating) > 0
+}
+
+// Admit runs the mutating policies over a and sets the object they made.
+// Errors: kube's denial, as an *engine.Error.
+func (m mutatingPlugin) Admit(ctx context.Context, a *admission.Attributes, _ *admission.Outcome) error {
+	k, err := a.Kube()
+	if err != nil {
+		return err
+	}
+	obj, err := m.p.set.Load().Mutate(ctx, k, attributesEnv{m.p.store, a})
+	if err != nil || obj == nil {
+		return engineError(err)
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("encode mutated object: %w", err)
+	}
+	a.SetObject(b)
+	return nil
+}
+
 // attributesEnv is Store with the request's conversion.
 type attributesEnv struct {
 	Store

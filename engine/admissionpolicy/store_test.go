@@ -16,6 +16,8 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"sigs.k8s.io/yaml"
+
+	"github.com/dynapi/dynapi/engine/apply"
 )
 
 // memoryStore is a Store over objects in memory: namespaces, and params
@@ -133,4 +135,23 @@ func configMapRequest(op admission.Operation, obj, old *unstructured.Unstructure
 	return admission.NewAttributesRecord(o, oo, schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, "team", name,
 		schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, "", op, nil, false,
 		&user.DefaultInfo{Name: "ann", Groups: []string{"dev"}})
+}
+
+// configMapFields are the field types of ConfigMap v1, enough for
+// ApplyConfiguration's merge.
+var configMapFields = apply.NewKind(apply.Spec{Kind: "ConfigMap", Versions: []apply.Version{{Name: "v1", Schema: []byte(`{
+	"type": "object",
+	"properties": {
+		"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+		"metadata": {"type": "object", "properties": {
+			"name": {"type": "string"}, "namespace": {"type": "string"},
+			"labels": {"type": "object", "additionalProperties": {"type": "string"}}}},
+		"data": {"type": "object", "additionalProperties": {"type": "string"}}
+	}}`)}}})
+
+func (m memoryStore) Fields(gvk schema.GroupVersionKind) (*apply.Kind, error) {
+	if gvk.Kind != "ConfigMap" {
+		return nil, apierrors.NewNotFound(schema.GroupResource{}, gvk.Kind)
+	}
+	return configMapFields, nil
 }

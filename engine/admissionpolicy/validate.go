@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
@@ -61,8 +60,6 @@ type validation struct {
 	attrs     admission.Attributes
 	authz     authorizer.UnconditionalAuthorizer
 	versioned map[schema.GroupVersionKind]*admission.VersionedAttributes
-	namespace *corev1.Namespace
-	nsRead    bool
 	denied    []decision
 	failures  []validating.ValidationFailureValue
 	result    Result
@@ -120,7 +117,7 @@ func (d *validation) binding(h *validatingHook, b *v1.ValidatingAdmissionPolicyB
 		d.configError(fmt.Errorf("failed to convert object version: %w", err), h.policy, b)
 		return nil
 	}
-	ns, err := d.requestNamespace()
+	ns, err := d.namespaceObject(d.attrs)
 	if err != nil {
 		return err
 	}
@@ -143,28 +140,6 @@ func (d *validation) versionedAttributes(kind schema.GroupVersionKind) (*admissi
 	}
 	d.versioned[kind] = va
 	return va, nil
-}
-
-// requestNamespace is the namespace object CEL's namespaceObject binds:
-// none for cluster-scoped objects, nor for a Namespace itself (kube's
-// special case).
-func (d *validation) requestNamespace() (*corev1.Namespace, error) {
-	if d.nsRead {
-		return d.namespace, nil
-	}
-	name := d.attrs.GetNamespace()
-	if gvk := d.attrs.GetKind(); gvk.Group == "" && gvk.Version == "v1" && gvk.Kind == "Namespace" {
-		name = ""
-	}
-	if name != "" {
-		ns, err := d.env.Namespace(d.ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		d.namespace = ns
-	}
-	d.nsRead = true
-	return d.namespace, nil
 }
 
 // withTypeMeta gives a typed param its apiVersion and kind, which CEL
