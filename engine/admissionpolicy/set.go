@@ -2,6 +2,8 @@ package admissionpolicy
 
 import (
 	"cmp"
+	"encoding/json"
+	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/admissionregistration/v1"
@@ -106,6 +108,48 @@ func bindingsOf[B interface{ GetName() string }](bindings []B, policyName func(B
 	out := map[string][]B{}
 	for _, b := range byName(bindings) {
 		out[policyName(b)] = append(out[policyName(b)], b)
+	}
+	return out
+}
+
+// Add decodes body, an object of kind (one of the four policy kinds, as
+// JSON), into o. Errors: a body that is not that kind's.
+func (o *Objects) Add(kind string, body []byte) error {
+	var err error
+	switch kind {
+	case "ValidatingAdmissionPolicy":
+		o.Validating, err = decodeAppend(o.Validating, body)
+	case "ValidatingAdmissionPolicyBinding":
+		o.ValidatingBinding, err = decodeAppend(o.ValidatingBinding, body)
+	case "MutatingAdmissionPolicy":
+		o.Mutating, err = decodeAppend(o.Mutating, body)
+	case "MutatingAdmissionPolicyBinding":
+		o.MutatingBinding, err = decodeAppend(o.MutatingBinding, body)
+	default:
+		return fmt.Errorf("%q is not an admission policy kind", kind)
+	}
+	return err
+}
+
+func decodeAppend[T any](list []*T, body []byte) ([]*T, error) {
+	v := new(T)
+	if err := json.Unmarshal(body, v); err != nil {
+		return list, err
+	}
+	return append(list, v), nil
+}
+
+// Clone returns a deep copy of o: Compile fills in defaults in what it
+// is given.
+func (o Objects) Clone() Objects {
+	return Objects{Validating: cloneAll(o.Validating), ValidatingBinding: cloneAll(o.ValidatingBinding),
+		Mutating: cloneAll(o.Mutating), MutatingBinding: cloneAll(o.MutatingBinding)}
+}
+
+func cloneAll[T interface{ DeepCopy() T }](list []T) []T {
+	out := make([]T, len(list))
+	for i, v := range list {
+		out[i] = v.DeepCopy()
 	}
 	return out
 }

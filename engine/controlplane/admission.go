@@ -8,8 +8,11 @@ import "github.com/dynapi/dynapi/engine/admission"
 // ValidatingAdmissionWebhook), and gives it to the service before
 // anything writes through it. A plug-in with nothing configured costs a
 // write one atomic load.
-func (c *ControlPlane) newAdmission(cfg Config) *admission.Chain {
-	chain := &admission.Chain{}
+func (c *ControlPlane) newAdmission(cfg Config, p *policies) *admission.Chain {
+	chain := &admission.Chain{
+		Mutators:   []admission.Mutator{p.plugins.Mutating()},
+		Validators: []admission.Validator{p.plugins.Validating()},
+	}
 	cfg.Service.SetAdmission(chain)
 	return chain
 }

@@ -108,8 +108,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	defs := c.startDefinitions(ctx, cfg)
 	namespaces := Register(cfg.Service)
-	c.newAdmission(cfg)
 	authz := c.newRBAC(cfg) // before anything writes through the service
+	policies := c.newPolicies(cfg, authorizerOf(cfg, authz))
+	c.newAdmission(cfg, policies)
 	var collector *gc.Collector
 	if cfg.Collect != nil {
 		collector = gc.New(cfg.Service, cfg.Collect, c.snapshots) // sees every delete through the service
@@ -130,6 +131,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	c.API = c.newAPI(cfg, authz)
 	if err := c.startRBAC(ctx, cfg, authz); err != nil {
+		return err
+	}
+	if err := c.startPolicies(ctx, policies); err != nil {
 		return err
 	}
 	c.prepare(cfg.Logger)
