@@ -11,6 +11,7 @@
 package controlplane
 
 import (
+	"github.com/dynapi/dynapi/engine/kinds/admissionpolicies"
 	"github.com/dynapi/dynapi/engine/kinds/configmap"
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
 	"github.com/dynapi/dynapi/engine/kinds/roles"
@@ -25,5 +26,6 @@ func Register(service *resource.Service) *namespace.Finalizer {
 	configmap.Register(service)
 	secret.Register(service)
 	roles.Register(service)
+	admissionpolicies.Register(service)
 	return namespace.Register(service)
 }
