@@ -1,13 +1,16 @@
 package controlplane
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/dynapi/dynapi/engine/admissionpolicy"
 	"github.com/dynapi/dynapi/engine/authz"
 	"github.com/dynapi/dynapi/engine/follow"
+	"github.com/dynapi/dynapi/engine/registry"
 )
 
 // policyKinds are the admission policy resources with their kinds.
@@ -26,7 +29,8 @@ type policies struct {
 	follower *follow.Follower
 	logger   *slog.Logger
 
-	mu     sync.Mutex // guards static and api; held while compiling
+	mu     sync.Mutex // guards files, static and api; held while compiling
+	files  []registry.AdmissionDocument
 	static admissionpolicy.Objects
 	api    follow.Objects
 }
@@ -39,7 +43,29 @@ func (c *ControlPlane) newPolicies(cfg Config, a authz.Authorizer) *policies {
 		resources = append(resources, r)
 	}
 	p.follower = follow.New(cfg.Service, c.snapshots, cfg.Logger, resources, p.apiChanged)
+	p.filesChanged(c.snapshots.Load())
+	c.policies.Store(p)
 	return p
+}
+
+// filesChanged compiles the policies of the definition files of snap
+// with those stored, when they changed. The registry checked them (see
+// admissionpolicy.CheckStatic) and kept a broken file's previous ones.
+func (p *policies) filesChanged(snap *registry.Snapshot) {
+	docs := snap.Admission()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if slices.EqualFunc(docs, p.files, func(a, b registry.AdmissionDocument) bool { return bytes.Equal(a.JSON, b.JSON) }) {
+		return
+	}
+	var static admissionpolicy.Objects
+	for _, d := range docs {
+		if err := static.Add(d.Kind, d.JSON); err != nil {
+			p.logger.Warn("admission policy file left out", "file", d.File, "err", err)
+		}
+	}
+	p.files, p.static = docs, static
+	p.compileLocked()
 }
 
 // startPolicies follows the stored policies and waits until they are

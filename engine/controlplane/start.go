@@ -77,6 +77,9 @@ type ControlPlane struct {
 	// webhooks calls conversion and admission webhooks: one client, so
 	// that both share transports, service resolution and metrics.
 	webhooks *webhook.Client
+	// policies are the admission policies, once built: a swap hands them
+	// the policies of the definition files.
+	policies atomic.Pointer[policies]
 }
 
 // Start starts everything Config names, in the order `dynapi serve`
@@ -175,6 +178,9 @@ func (c *ControlPlane) prepare(logger *slog.Logger) {
 func (c *ControlPlane) swapped(snap *registry.Snapshot) {
 	if c.indexer != nil {
 		c.indexer.swapped(snap)
+	}
+	if p := c.policies.Load(); p != nil {
+		p.filesChanged(snap)
 	}
 	if api := c.api.Load(); api != nil {
 		api.PrepareOpenAPI(c.release.changed)

@@ -49,6 +49,9 @@ type Options struct {
 	// Progress, when set, is told how far each build's compiling is (see
 	// registry.LoadOptions.Progress).
 	Progress func(done, total int)
+	// CheckAdmission checks the admission policies of the files (see
+	// registry.LoadOptions.CheckAdmission).
+	CheckAdmission func(kind string, doc []byte) []string
 }
 
 // Reloader builds registry snapshots from definition files and definitions
@@ -165,7 +168,7 @@ func (r *Reloader) reloadLocked() error {
 	digest := sha256.New()
 	snap, problems := registry.LoadWith(digestFS{os.DirFS(r.schemasDir), digest}, r.conversionsFS(digest), registry.LoadOptions{
 		Previous: prev.snap, APIDefinitions: r.api, RuntimeConfig: r.opts.RuntimeConfig,
-		CheckChange: r.checkChange(ctx, checks), Progress: r.opts.Progress,
+		CheckChange: r.checkChange(ctx, checks), Progress: r.opts.Progress, CheckAdmission: r.opts.CheckAdmission,
 	})
 	digestAPI(digest, r.apiSums)
 	next := &build{snap: snap, problems: problems, checks: checks.current(snap), digest: string(digest.Sum(nil)),
