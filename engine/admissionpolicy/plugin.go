@@ -30,9 +30,6 @@ func NewPlugins(store Store) *Plugins { return &Plugins{store: store} }
 // Publish makes s the policies of every later write.
 func (p *Plugins) Publish(s *Set) { p.set.Store(s) }
 
-// Set is the published Set (nil before the first Publish).
-func (p *Plugins) Set() *Set { return p.set.Load() }
-
 // Validating is the ValidatingAdmissionPolicy plug-in.
 func (p *Plugins) Validating() admission.Validator { return validatingPlugin{p} }
 

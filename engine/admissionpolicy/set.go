@@ -64,11 +64,6 @@ func (o Objects) defaults() {
 	}
 }
 
-// Empty reports whether s holds no policy: a write then pays nothing.
-func (s *Set) Empty() bool {
-	return s == nil || len(s.static.validating)+len(s.api.validating)+len(s.static.mutating)+len(s.api.mutating) == 0
-}
-
 // configResources are the admission policy resources, which policies
 // stored through the API never guard (kube: a policy must not be able to
 // lock itself in); static ones do.
