@@ -55,16 +55,20 @@ type Attributes struct {
 	// webhooks (meta.k8s.io/v1 CreateOptions, UpdateOptions or
 	// DeleteOptions), JSON.
 	Options []byte
-	// Convert converts an object of this resource from Kind's version into
-	// another served version of it (matchPolicy Equivalent); nil when the
-	// resource has one version.
-	Convert func(obj []byte, version string) ([]byte, error)
+	// Versions are the served versions of the resource; Convert converts
+	// an object of it between two of them (matchPolicy Equivalent). Both
+	// are nil when the resource has one version, and for the scale
+	// subresource (a Scale is autoscaling/v1 in every version).
+	Versions []string
+	Convert  func(obj []byte, from, to string) ([]byte, error)
 	// NamespaceLabels returns the labels of the namespace Namespace (for
 	// a namespace's own write, of that namespace), read once per request.
 	NamespaceLabels func(ctx context.Context) (map[string]string, error)
 
 	reinvoke Reinvocation
 	kube     *kubeAttributes // Kube's, once made
+	// kubeAnnotations are what kube's libraries annotated through Kube.
+	kubeAnnotations map[string]string
 }
 
 // SetObject replaces Object with obj (a mutating plug-in's result), and
@@ -108,3 +112,13 @@ func (r *Reinvocation) SetValue(plugin string, v any) {
 
 // Value is what plugin kept (nil: nothing).
 func (r *Reinvocation) Value(plugin string) any { return r.values[plugin] }
+
+// InVersion returns a copy of a addressed to another version of its
+// resource (its objects still a's, for the caller to convert), with no
+// decoded objects; its reinvocation context is a copy: plug-ins record
+// reinvocation on a's.
+func (a *Attributes) InVersion(version string) *Attributes {
+	c := *a
+	c.Kind.Version, c.kube = version, nil
+	return &c
+}

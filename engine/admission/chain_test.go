@@ -83,6 +83,9 @@ func TestKube(t *testing.T) {
 	if v, _, _ := unstructured.NestedInt64(k.GetObject().(*unstructured.Unstructured).Object, "spec", "a"); v != 2 {
 		t.Fatalf("object after SetObject %v", k.GetObject())
 	}
+	if err := k.AddAnnotation("policy/key", "value"); err != nil || a.KubeAnnotations()["policy/key"] != "value" {
+		t.Fatalf("annotations %v (%v)", a.KubeAnnotations(), err)
+	}
 	k.GetReinvocationContext().SetShouldReinvoke()
 	if !a.Reinvocation().ShouldReinvoke() {
 		t.Fatal("kube's reinvocation context is not the attributes'")

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/json"
 	kubeadmission "k8s.io/apiserver/pkg/admission"
+	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 )
 
@@ -17,7 +18,24 @@ import (
 // one second run.
 type kubeAttributes struct {
 	kubeadmission.Attributes
-	reinvoke *Reinvocation
+	reinvoke    *Reinvocation
+	annotations map[string]string // a's kubeAnnotations
+}
+
+// AddAnnotation records an audit annotation for a's plug-in to take (see
+// Attributes.KubeAnnotations); a key set before keeps its value, as in
+// kube's record.
+func (k *kubeAttributes) AddAnnotation(key, value string) error {
+	if _, set := k.annotations[key]; !set {
+		k.annotations[key] = value
+	}
+	return nil
+}
+
+// AddAnnotationWithLevel is AddAnnotation: dynapi's audit log records
+// admission annotations at every level that records metadata.
+func (k *kubeAttributes) AddAnnotationWithLevel(key, value string, _ auditinternal.Level) error {
+	return k.AddAnnotation(key, value)
 }
 
 // GetReinvocationContext is a's reinvocation context.
@@ -28,8 +46,9 @@ func (k *kubeAttributes) GetReinvocationContext() kubeadmission.ReinvocationCont
 // Kube returns a as kube's admission.Attributes, with Object, OldObject
 // and Options decoded into unstructured objects on the first call (the
 // later calls share them: a mutating plug-in that changes the object
-// through them must write it back with SetObject). Annotations added to it
-// are kube's record's, which the plug-in copies into its Outcome. The
+// through them must write it back with SetObject). Audit annotations
+// added to it are kept for KubeAnnotations, which the plug-in copies into
+// its Outcome. The
 // plug-ins of a Chain run one after the other: Kube is not for
 // concurrent use. Errors: an object that is not JSON.
 func (a *Attributes) Kube() (kubeadmission.Attributes, error) {
@@ -61,8 +80,15 @@ func (a *Attributes) newKube() (*kubeAttributes, error) {
 	gvr := schema.GroupVersionResource{Group: a.Resource.Group, Version: a.Kind.Version, Resource: a.Resource.Resource}
 	rec := kubeadmission.NewAttributesRecord(obj, old, gvk, a.Namespace, a.Name, gvr, a.Subresource,
 		kubeadmission.Operation(a.Operation), opts, a.DryRun, userInfo(a))
-	return &kubeAttributes{Attributes: rec, reinvoke: &a.reinvoke}, nil
+	if a.kubeAnnotations == nil {
+		a.kubeAnnotations = map[string]string{}
+	}
+	return &kubeAttributes{Attributes: rec, reinvoke: &a.reinvoke, annotations: a.kubeAnnotations}, nil
 }
+
+// KubeAnnotations are the audit annotations kube's libraries added through
+// Kube's attributes (nil: none).
+func (a *Attributes) KubeAnnotations() map[string]string { return a.kubeAnnotations }
 
 // unstructuredOf decodes b, with integers as int64 as kube decodes
 // them; nil for no object, as kube's attributes have

@@ -98,7 +98,7 @@ func (e attributesEnv) Convert(obj runtime.Object, gvk schema.GroupVersionKind) 
 	if err != nil {
 		return nil, err
 	}
-	b, err = e.a.Convert(b, gvk.Version)
+	b, err = e.a.Convert(b, obj.GetObjectKind().GroupVersionKind().Version, gvk.Version)
 	if err != nil {
 		return nil, err
 	}

@@ -69,8 +69,12 @@ func (p *policies) filesChanged(snap *registry.Snapshot) {
 }
 
 // startPolicies follows the stored policies and waits until they are
-// listed, so that no write is admitted without them.
+// listed, so that no write is admitted without them; nothing when
+// admissionregistration.k8s.io/v1 is switched off.
 func (c *ControlPlane) startPolicies(ctx context.Context, p *policies) error {
+	if _, _, ok := c.snapshots.Load().Lookup("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies"); !ok {
+		return nil // switched off (--runtime-config): only the files' policies
+	}
 	c.Go(ctx, p.follower.Run)
 	waitCtx, cancel := context.WithTimeout(ctx, rbacSyncTimeout)
 	defer cancel()

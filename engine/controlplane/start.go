@@ -87,7 +87,8 @@ type ControlPlane struct {
 // that follow them, the strategies, the garbage collector, the stored
 // CustomResourceDefinitions (served when it returns), the "default"
 // namespace and its finalizer, the HTTP API, the RBAC bootstrap roles
-// and index (listed when it returns), the OpenAPI documents (built when
+// and index (listed when it returns), the admission webhooks (listed
+// when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
 // definitions, of creating the namespace and the RBAC objects, and of
@@ -113,7 +114,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	namespaces := Register(cfg.Service)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	policies := c.newPolicies(cfg, authorizerOf(cfg, authz))
-	c.newAdmission(cfg, policies)
+	webhooks := c.newAdmission(cfg, policies)
 	var collector *gc.Collector
 	if cfg.Collect != nil {
 		collector = gc.New(cfg.Service, cfg.Collect, c.snapshots) // sees every delete through the service
@@ -137,6 +138,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 		return err
 	}
 	if err := c.startPolicies(ctx, policies); err != nil {
+		return err
+	}
+	if err := c.startAdmission(ctx, webhooks); err != nil {
 		return err
 	}
 	c.prepare(cfg.Logger)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/admission"
+	"github.com/dynapi/dynapi/engine/registry"
 )
 
 // SetAdmission makes c the admission plug-ins of every write. Call it
@@ -110,24 +111,37 @@ func (s *Service) attributes(w *Write) (*admission.Attributes, error) {
 		a.Kind = engine.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 		a.Object, a.OldObject = ScaleOf(t, a.Object), ScaleOf(t, a.OldObject)
 	} else if len(t.Resource.Versions) > 1 {
-		a.Convert = func(obj []byte, version string) ([]byte, error) { return convertVersion(t, obj, version) }
+		a.Versions, a.Convert = servedVersions(t.Resource), func(obj []byte, from, to string) ([]byte, error) {
+			return convertVersion(t.Resource, obj, from, to)
+		}
 	}
 	a.NamespaceLabels = func(ctx context.Context) (map[string]string, error) { return s.namespaceLabels(ctx, a) }
 	return a, nil
 }
 
-// convertVersion converts obj from t's version into another version of
-// t's resource, through the hub. Errors: version not served.
-func convertVersion(t Target, obj []byte, version string) ([]byte, error) {
-	v, ok := t.Resource.Version(version)
+// convertVersion converts obj, an object of r, between two of its
+// versions, through the hub. Errors: a version not served.
+func convertVersion(r *registry.Resource, obj []byte, from, to string) ([]byte, error) {
+	v, ok := r.Version(to)
 	if !ok {
-		return nil, fmt.Errorf("convert to %s: no such version of %s", version, t.GroupResource())
+		return nil, fmt.Errorf("convert to %s: no such version of %s", to, r.GroupResource())
 	}
-	h, err := t.Resource.Conversion.Convert(obj, t.Version.Name, Hub(t.Resource))
+	h, err := r.Conversion.Convert(obj, from, Hub(r))
 	if err != nil {
 		return nil, err
 	}
-	return hubIn(t.Resource, h, v)
+	return hubIn(r, h, v)
+}
+
+// servedVersions are the names of r's served versions.
+func servedVersions(r *registry.Resource) []string {
+	var names []string
+	for _, v := range r.Versions {
+		if v.Served {
+			names = append(names, v.Name)
+		}
+	}
+	return names
 }
 
 // namespaceLabels are the labels of a's namespace: for a Namespace's own
