@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/dynapi/dynapi/engine/admissionpolicy"
 	"github.com/dynapi/dynapi/engine/prove"
 	"github.com/dynapi/dynapi/engine/registry"
 )
@@ -23,7 +24,7 @@ func check(cfg Config, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "compiling definitions: %d of %d\n", done, total)
 	})
 	snap, problems := registry.LoadWith(os.DirFS(cfg.Schemas), os.DirFS(cfg.Conversions),
-		registry.LoadOptions{CompileValidators: true, Progress: p.update})
+		registry.LoadOptions{CompileValidators: true, Progress: p.update, CheckAdmission: admissionpolicy.CheckStatic})
 	for _, p := range problems {
 		if p.Warning {
 			fmt.Fprintf(stdout, "warning: %s\n", pathOf(cfg, p))

@@ -37,6 +37,7 @@ type Kind struct {
 	versions map[string]versionInfo
 
 	once     sync.Once
+	tc       managedfields.TypeConverter
 	managers map[managerKey]*managedfields.FieldManager
 	err      error
 }
@@ -73,6 +74,14 @@ func (k *Kind) manager(version, subresource string) (*managedfields.FieldManager
 	return fm, nil
 }
 
+// TypeConverter returns the structured-merge-diff types of every version
+// of the kind, for a MutatingAdmissionPolicy's ApplyConfiguration.
+// Errors: the schemas' that do not convert.
+func (k *Kind) TypeConverter() (managedfields.TypeConverter, error) {
+	k.once.Do(k.build)
+	return k.tc, k.err
+}
+
 // build compiles the type information of every version and one
 // FieldManager per version and subresource.
 func (k *Kind) build() {
@@ -81,6 +90,7 @@ func (k *Kind) build() {
 		k.err = err
 		return
 	}
+	k.tc = tc
 	conv := &converter{convert: k.spec.Convert}
 	k.managers = make(map[managerKey]*managedfields.FieldManager)
 	for _, v := range k.spec.Versions {

@@ -19,11 +19,11 @@ const admissionSyncTimeout = 30 * time.Second
 // anything writes through it. A plug-in with nothing configured costs a
 // write one atomic load. It returns the index of the webhook
 // configurations, for startAdmission to fill.
-func (c *ControlPlane) newAdmission(cfg Config) *admissionwebhook.Index {
+func (c *ControlPlane) newAdmission(cfg Config, p *policies) *admissionwebhook.Index {
 	webhooks := admissionwebhook.NewIndex(cfg.Service, c.snapshots, cfg.Logger)
 	chain := &admission.Chain{
-		Mutators:   []admission.Mutator{webhooks.Mutating(c.webhooks)},
-		Validators: []admission.Validator{webhooks.Validating(c.webhooks)},
+		Mutators:   []admission.Mutator{p.plugins.Mutating(), webhooks.Mutating(c.webhooks)},
+		Validators: []admission.Validator{p.plugins.Validating(), webhooks.Validating(c.webhooks)},
 	}
 	cfg.Service.SetAdmission(chain)
 	return webhooks

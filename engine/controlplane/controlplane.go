@@ -11,6 +11,7 @@
 package controlplane
 
 import (
+	"github.com/dynapi/dynapi/engine/kinds/admissionpolicies"
 	"github.com/dynapi/dynapi/engine/kinds/apiservice"
 	"github.com/dynapi/dynapi/engine/kinds/configmap"
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
@@ -38,6 +39,7 @@ func Register(service *resource.Service) Controllers {
 	secret.Register(service)
 	roles.Register(service)
 	apiservice.Register(service)
+	admissionpolicies.Register(service)
 	webhookconfiguration.Register(service)
 	return Controllers{Namespaces: namespace.Register(service), Migrations: storageversionmigration.Register(service)}
 }

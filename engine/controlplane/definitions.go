@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/admissionpolicy"
 	"github.com/dynapi/dynapi/engine/kinds/conversionrules"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
 	"github.com/dynapi/dynapi/engine/registry"
@@ -40,7 +41,7 @@ func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) *reload
 	}
 	opts := reload.Options{Logger: cfg.Logger, RuntimeConfig: cfg.Files.RuntimeConfig, Policy: cfg.Files.Policy,
 		Preview: reload.StoredObjects{Store: storedLister{cfg.Service}}.Check, OnSwap: c.swapped, Progress: cfg.Files.Progress,
-		Webhooks: c.conversions}
+		Webhooks: c.conversions, CheckAdmission: admissionpolicy.CheckStatic}
 	if cfg.HTTP.Metrics != nil {
 		// Not a nil *Registry in the interface: a Registerer that is not
 		// nil but panics when used.

@@ -91,6 +91,9 @@ type ControlPlane struct {
 	webhooks *webhook.Client
 	// conversions converts by conversion webhooks through webhooks.
 	conversions *conversionwebhook.Converter
+	// policies are the admission policies, once built: a swap hands them
+	// the policies of the definition files.
+	policies atomic.Pointer[policies]
 }
 
 // Start starts everything Config names, in the order `dynapi serve`
@@ -128,8 +131,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	defs := c.startDefinitions(ctx, cfg)
 	kinds := Register(cfg.Service)
 	contents := namespace.NewContents(cfg.Service, namespaceContents(cfg.RootCA)...)
-	webhooks := c.newAdmission(cfg)
 	authz := c.newRBAC(cfg) // before anything writes through the service
+	policies := c.newPolicies(cfg, authorizerOf(cfg, authz))
+	webhooks := c.newAdmission(cfg, policies)
 	var collector *gc.Collector
 	if cfg.Collect != nil {
 		collector = gc.New(cfg.Service, cfg.Collect, c.snapshots) // sees every delete through the service
@@ -156,6 +160,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	c.API = c.newAPI(cfg, authz)
 	if err := c.startRBAC(ctx, cfg, authz); err != nil {
+		return err
+	}
+	if err := c.startPolicies(ctx, policies); err != nil {
 		return err
 	}
 	if err := c.startAdmission(ctx, webhooks); err != nil {
@@ -200,6 +207,9 @@ func (c *ControlPlane) prepare(logger *slog.Logger) {
 func (c *ControlPlane) swapped(snap *registry.Snapshot) {
 	if c.indexer != nil {
 		c.indexer.swapped(snap)
+	}
+	if p := c.policies.Load(); p != nil {
+		p.filesChanged(snap)
 	}
 	if api := c.api.Load(); api != nil {
 		api.PrepareOpenAPI(c.release.changed)

@@ -64,6 +64,7 @@ func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Proble
 	l.adoptPrevious()
 	l.bindFields()
 	l.checkChanges()
+	admission := l.settleAdmission()
 	// A file's syntax errors are found before its definitions are checked;
 	// report them all in reading order, definitions first.
 	slices.SortStableFunc(l.problems, func(a, b Problem) int {
@@ -71,6 +72,7 @@ func LoadWith(schemas, conversions fs.FS, opts LoadOptions) (*Snapshot, []Proble
 	})
 	s := newSnapshot(l.resources, l.kept)
 	s.built = l.built
+	s.admission = admission
 	return s, l.problems
 }
 
@@ -105,6 +107,8 @@ type loader struct {
 	// built are the sources that loaded without a problem, for the next
 	// load to reuse (see reuse.go).
 	built map[string]*built
+	// admission are the admission documents read (see admission.go).
+	admission []AdmissionDocument
 }
 
 func newLoader(fsys fs.FS, opts LoadOptions) *loader {
@@ -195,6 +199,10 @@ func (l *loader) compileSource(file string, src []byte, isJSON bool) {
 // loadDocument decodes, checks and builds one definition; its names are
 // claimed later, in precedence order (see claimAll).
 func (l *loader) loadDocument(d document) {
+	if a, ok := admissionOf(d); ok {
+		l.loadAdmission(d, a)
+		return
+	}
 	n, reasons, problem := decode(d)
 	if problem != nil {
 		l.report(*problem)

@@ -67,6 +67,11 @@ type LoadOptions struct {
 	// several goroutines at once and must be quick; a load that reuses
 	// what Previous built counts the changed definitions only.
 	Progress func(done, total int)
+	// CheckAdmission, when set, checks each admission document of a file
+	// (see AdmissionDocument): the reasons it returns refuse it, and the
+	// file, as a definition's problems do. kind is the document's, doc its
+	// JSON.
+	CheckAdmission func(kind string, doc []byte) []string
 	// WithoutBuiltins leaves the built-in definitions (package builtin)
 	// out: a load of exactly the files given, for checking a definition on
 	// its own and for tests.

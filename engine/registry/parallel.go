@@ -62,7 +62,8 @@ func (l *loader) compileAll(sources []source, results []compiled, todo []int) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				sub := newLoader(nil, LoadOptions{RuntimeConfig: l.opts.RuntimeConfig, CompileValidators: l.opts.CompileValidators, WithoutBuiltins: true})
+				sub := newLoader(nil, LoadOptions{RuntimeConfig: l.opts.RuntimeConfig, CompileValidators: l.opts.CompileValidators,
+					CheckAdmission: l.opts.CheckAdmission, WithoutBuiltins: true})
 				sub.compileSource(sources[i].file, sources[i].src, sources[i].isJSON)
 				results[i].sub = sub
 				if l.opts.Progress != nil {
@@ -92,6 +93,7 @@ func (l *loader) merge(s source, c compiled) {
 			l.report(p)
 		}
 		l.candidates = append(l.candidates, c.sub.candidates...)
+		l.admission = append(l.admission, c.sub.admission...)
 		l.remember(s.file, c.key, first, problems)
 	}
 }

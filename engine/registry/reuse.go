@@ -36,6 +36,8 @@ type built struct {
 	key   sourceKey
 	src   []byte      // a definition created through the API: the text read (see apiKeyOf)
 	cands []candidate // res has no rules attached; doc holds no text
+	// admission are the source's admission documents.
+	admission []AdmissionDocument
 }
 
 // reuse adds the candidates the previous snapshot built from the same
@@ -49,6 +51,7 @@ func (l *loader) reuse(file string, key sourceKey) bool {
 		c.res = c.res.fresh()
 		l.candidates = append(l.candidates, c)
 	}
+	l.admission = append(l.admission, b.admission...)
 	l.built[file] = b
 	return true
 }
@@ -62,6 +65,11 @@ func (l *loader) remember(file string, key sourceKey, first, problems int) {
 	b := &built{key: key}
 	if IsAPIFile(file) {
 		b.src = l.opts.APIDefinitions[strings.TrimPrefix(file, APIFilePrefix)]
+	}
+	for _, a := range l.admission {
+		if a.File == file {
+			b.admission = append(b.admission, a)
+		}
 	}
 	for i := first; i < len(l.candidates); i++ {
 		c := l.candidates[i]

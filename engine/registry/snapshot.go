@@ -17,6 +17,7 @@ type Snapshot struct {
 	served     map[groupVersion][]*Resource
 	stale      map[*Resource]bool
 	built      map[string]*built // by source, for the next load (see reuse.go)
+	admission  []AdmissionDocument
 }
 
 type groupKind struct{ group, kind string }

@@ -52,6 +52,9 @@ type Options struct {
 	// Webhooks converts the kinds converted by their conversion webhook
 	// where a definition needs it (see registry.LoadOptions.Webhooks).
 	Webhooks registry.BatchConverter
+	// CheckAdmission checks the admission policies of the files (see
+	// registry.LoadOptions.CheckAdmission).
+	CheckAdmission func(kind string, doc []byte) []string
 }
 
 // Reloader builds registry snapshots from definition files and definitions
@@ -183,6 +186,7 @@ func (r *Reloader) reloadLocked() error {
 	snap, problems := registry.LoadWith(digestFS{os.DirFS(r.schemasDir), digest}, r.conversionsFS(digest), registry.LoadOptions{
 		Previous: prev.snap, APIDefinitions: r.api, APIConversions: r.rules, RuntimeConfig: r.opts.RuntimeConfig,
 		CheckChange: r.checkChange(ctx, checks), Progress: r.opts.Progress, Webhooks: r.opts.Webhooks,
+		CheckAdmission: r.opts.CheckAdmission,
 	})
 	digestAPI(digest, r.apiSums)
 	digestRules(digest, r.rules)
