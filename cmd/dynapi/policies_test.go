@@ -33,7 +33,7 @@ func createPolicies(t *testing.T, base, file string) {
 	}
 	for _, doc := range strings.Split(string(data), "\n---\n") {
 		kind := strings.TrimSpace(strings.SplitN(strings.SplitN(doc, "kind: ", 2)[1], "\n", 2)[0])
-		code, _, out := sendAs(t, base, "admin", "POST", policyPaths[kind], "application/yaml", doc)
+		code, _, out := sendAsUser(t, base, "admin", "POST", policyPaths[kind], "application/yaml", doc)
 		if code != http.StatusCreated {
 			t.Fatalf("create %s from %s: %d %s", kind, file, code, out)
 		}
@@ -42,7 +42,7 @@ func createPolicies(t *testing.T, base, file string) {
 
 // send makes a request as user and returns the status, the Warning
 // headers and the body.
-func sendAs(t *testing.T, base, user, method, path, contentType, body string) (int, []string, string) {
+func sendAsUser(t *testing.T, base, user, method, path, contentType, body string) (int, []string, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
 	if err != nil {
@@ -90,7 +90,7 @@ func TestAdmissionPolicies(t *testing.T) {
 
 	// No params in that namespace: parameterNotFoundAction Deny.
 	wait.Eventually(t, policyWait, func() (bool, string) {
-		code, _, out := sendAs(t, base, "admin", "POST", "/api/v1/namespaces/unlimited/configmaps", "application/json", configMapWith("early", `{"a":"1"}`))
+		code, _, out := sendAsUser(t, base, "admin", "POST", "/api/v1/namespaces/unlimited/configmaps", "application/json", configMapWith("early", `{"a":"1"}`))
 		return code == http.StatusUnprocessableEntity && strings.Contains(out,
 			"ValidatingAdmissionPolicy 'max-keys' with binding 'max-keys' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"), out
 	})
@@ -102,14 +102,14 @@ func TestAdmissionPolicies(t *testing.T) {
 	}
 
 	front := `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"front","labels":{"tier":"front"}},"spec":{"color":"green","size":3}}`
-	code, warnings, out := sendAs(t, base, "admin", "POST", "/apis/shop.example.com/v1/namespaces/default/widgets", "application/json", front)
+	code, warnings, out := sendAsUser(t, base, "admin", "POST", "/apis/shop.example.com/v1/namespaces/default/widgets", "application/json", front)
 	wantWarning := `299 - "Validation failed for ValidatingAdmissionPolicy 'small-widgets' with binding 'small-widgets-warn': widgets should be small"`
 	if code != http.StatusCreated || len(warnings) != 1 || warnings[0] != wantWarning {
 		t.Errorf("Warn: %d %q %s, want 201 with %s", code, warnings, out, wantWarning)
 	}
 
 	wait.Eventually(t, policyWait, func() (bool, string) { // a dry run is mutated too
-		_, _, out := sendAs(t, base, "admin", "POST", cms+"?dryRun=All", "application/json", configMapWith("stamped", `{"a":"1"}`))
+		_, _, out := sendAsUser(t, base, "admin", "POST", cms+"?dryRun=All", "application/json", configMapWith("stamped", `{"a":"1"}`))
 		return gjson.Get(out, "data.stamp").Exists(), out
 	})
 	stamped := s.must(http.StatusCreated, "admin", "POST", cms, configMapWith("stamped", `{"a":"1"}`))
