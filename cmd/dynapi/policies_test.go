@@ -40,7 +40,7 @@ func createPolicies(t *testing.T, base, file string) {
 	}
 }
 
-// send makes a request as user and returns the status, the Warning
+// sendAsUser makes a request as user and returns the status, the Warning
 // headers and the body.
 func sendAsUser(t *testing.T, base, user, method, path, contentType, body string) (int, []string, string) {
 	t.Helper()
