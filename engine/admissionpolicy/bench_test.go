@@ -48,7 +48,7 @@ spec:
 				if !v.Active() {
 					continue
 				}
-				a := &admission.Attributes{Operation: admission.Create, Kind: engine.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+				a := &admission.Attributes{Operation: admission.Create, Kind: engine.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Version: "v1",
 					Resource: engine.GroupResource{Resource: "configmaps"}, Name: "c", Namespace: "team", Object: benchConfigMap}
 				if err := v.Validate(ctx, a, &admission.Outcome{}); err != nil {
 					b.Fatal(err)

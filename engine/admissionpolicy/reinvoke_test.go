@@ -41,7 +41,7 @@ func TestReinvocation(t *testing.T) {
 			p.Publish(Compile(Objects{}, objectsOf(t, copyPolicy, mutatingPolicy("b-set", "", setB),
 				mutatingBinding("a", "a-copy", ""), mutatingBinding("b", "b-set", ""))))
 			chain := &admission.Chain{Mutators: []admission.Mutator{p.Mutating()}}
-			a := &admission.Attributes{Operation: admission.Create, Kind: engine.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+			a := &admission.Attributes{Operation: admission.Create, Kind: engine.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Version: "v1",
 				Resource: engine.GroupResource{Resource: "configmaps"}, Name: "c", Namespace: "team",
 				Object: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"team"},"data":{"a":"1"}}`)}
 			if err := chain.Admit(context.Background(), a, &admission.Outcome{}); err != nil {
