@@ -44,6 +44,8 @@ type Config struct {
 	// SchemaChangePolicy is "report" or "refuse" (see reload.Policy).
 	SchemaChangePolicy string
 	Security           SecurityConfig
+	// Log is the format and level of the log.
+	Log LogConfig
 	// MaxOpenConnections bounds the connections served at once (0: no
 	// bound); see connlimit.
 	MaxOpenConnections int
@@ -179,6 +181,7 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 			"what a schema change that would break stored objects does: report (log it, apply it) or refuse (keep the previous definition)"+
 				withEnv("schema-change-policy", "DYNAPI_SCHEMA_CHANGE_POLICY"))
 	}
+	logFlags(fs, &c.Log, withEnv)
 	fs.BoolVar(&c.Version, "version", false, "print dynapi's version and the Kubernetes API version it serves, and exit")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		printUsage(fs, cmd, stdout)
@@ -193,6 +196,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		return c, &usageError{command: commandName(cmd), msg: fmt.Sprintf("unexpected arguments: %v", fs.Args())}
 	}
 	if err := setFromEnv(fs, envOf, getenv); err != nil {
+		return c, err
+	}
+	if err := c.Log.check(); err != nil {
 		return c, err
 	}
 	if cmd == "serve" && getenv("GOGC") == "" {

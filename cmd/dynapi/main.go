@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cmd == "check" {
 		return check(cfg, stdout, stderr)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logger := newLogger(cfg.Log, stderr)
 	if cmd == "migrate" {
 		return migrate(ctx, cfg, logger, stdout)
 	}

@@ -48,6 +48,12 @@ func startMain(t *testing.T, cfg Config) *Main {
 // runMain is startMain for a test that closes the Main itself.
 func runMain(t *testing.T, cfg Config) *Main {
 	t.Helper()
+	return runMainLogged(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// runMainLogged is runMain logging to logger.
+func runMainLogged(t *testing.T, cfg Config, logger *slog.Logger) *Main {
+	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
 	if cfg.Schemas == "" {
 		cfg.Schemas = "../../schemas"
@@ -55,7 +61,7 @@ func runMain(t *testing.T, cfg Config) *Main {
 	if cfg.Conversions == "" {
 		cfg.Conversions = "../../conversions"
 	}
-	m := &Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	m := &Main{Config: cfg, Logger: logger}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -165,7 +165,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // the limits. instrument comes first so that what they refuse is counted
 // too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, withRequestInfo, s.metrics.instrument, s.authenticate, s.audit,
+	s.router.Use(s.recoverPanics, withRequestInfo, s.instrument, s.authenticate, s.audit,
 		refuseBadQueries, s.guardOpen, s.refuseImpersonation, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
 	s.router.Get("/healthz", s.handleHealth("healthz", ping))
