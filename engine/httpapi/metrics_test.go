@@ -43,6 +43,8 @@ func TestRequestMetrics(t *testing.T) {
 		{"duration", `apiserver_request_duration_seconds_count{verb="POST",dry_run="",` + widgetsGV + `,scope="resource"}`, 1},
 		{"the scrape itself in flight", `apiserver_current_inflight_requests{request_kind="readOnly"}`, 1},
 		{"no write in flight", `apiserver_current_inflight_requests{request_kind="mutating"}`, 0},
+		{"response sizes", `apiserver_response_sizes_count{verb="POST",` + widgetsGV + `,scope="resource"}`, 2},
+		{"response size of a health check", `apiserver_response_sizes_sum{verb="GET",subresource="/healthz"}`, 2},
 	}
 	for _, tt := range tests {
 		if got, ok := metricValue(metrics, tt.series); !ok || got != tt.want {
