@@ -224,3 +224,13 @@ func OwnerPlans(ctx context.Context, s *Store) (map[string]string, error) {
 
 // PumpGrace is how long a list waits for its reader holding its connection.
 const PumpGrace = pumpGrace
+
+// CountObjects counts the objects of each resource for
+// apiserver_storage_objects now.
+func CountObjects(ctx context.Context, s *Store) error { return s.countObjects(ctx) }
+
+// ExecForTest runs sql on s's pool: fixtures too big to write through s.
+func ExecForTest(ctx context.Context, s *Store, sql string) error {
+	_, err := s.pool.Exec(ctx, sql)
+	return err
+}

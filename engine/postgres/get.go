@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 
@@ -16,6 +17,7 @@ WHERE resource = $1 AND namespace = $2 AND name = $3`
 // of other requests in flight (see batcher and getsTogether). Errors:
 // NotFound.
 func (s *Store) Get(ctx context.Context, key engine.ObjectKey) (engine.Object, error) {
+	defer s.metrics.since("get", key.Resource, time.Now())
 	obj := engine.Object{Key: key}
 	err := s.reads.do(ctx, s.closed, statement{sql: getSQL, key: key,
 		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name},

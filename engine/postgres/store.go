@@ -85,6 +85,9 @@ type Store struct {
 	written atomic.Int64
 	grown   chan struct{}
 
+	// metrics are nil without Options.Metrics.
+	metrics *storeMetrics
+
 	// beforeCommit, when set (by tests only), runs each write in an
 	// explicit transaction and is called before its COMMIT; an error
 	// rolls the write back.
@@ -140,7 +143,7 @@ func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*St
 		return nil, fmt.Errorf("create background connection pool: %w", err)
 	}
 	s := &Store{pool: pool, background: background, opts: opts.withDefaults(), freshWait: freshWait,
-		grown: make(chan struct{}, 1), lists: newListGate(int(cfg.MaxConns))}
+		grown: make(chan struct{}, 1), lists: newListGate(int(cfg.MaxConns)), metrics: newStoreMetrics(opts.Metrics, pool)}
 	s.start(cfg.ConnConfig)
 	return s, nil
 }
@@ -172,6 +175,7 @@ func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	s.running.Go(func() { s.notifier.run(ctx) })
 	s.running.Go(func() { s.compactEvery(ctx, s.opts.CompactInterval) })
 	s.running.Go(func() { s.analyzeWhileSmall(ctx) })
+	s.running.Go(func() { s.countEvery(ctx, countInterval) })
 }
 
 // Close stops the background work, ends every watch (with a
