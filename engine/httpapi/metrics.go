@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynapi/dynapi/engine/resource"
 )
 
 // component is the component label of the request metrics, as
@@ -23,6 +25,10 @@ type requestMetrics struct {
 	// of the request timeout), as kube-apiserver's.
 	sizes        *prometheus.HistogramVec
 	terminations *prometheus.CounterVec
+	// watchEventsSent and watchEventSizes are the events sent to
+	// watchers and their sizes, by group, version and resource.
+	watchEventsSent *prometheus.CounterVec
+	watchEventSizes *prometheus.HistogramVec
 	// readOnly and mutating count the requests in flight, long-running
 	// ones (watches) aside, as kube-apiserver's max-in-flight filter does.
 	readOnly, mutating prometheus.Gauge
@@ -52,10 +58,16 @@ func newRequestMetrics(reg prometheus.Registerer) *requestMetrics {
 		terminations: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_request_terminations_total",
 			Help: "Number of requests which apiserver terminated in self-defense."},
 			[]string{"verb", "group", "version", "resource", "subresource", "scope", "component", "code"}),
+		watchEventsSent: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_watch_events_total",
+			Help: "Number of events sent in watch clients"}, []string{"group", "version", "resource"}),
+		watchEventSizes: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_watch_events_sizes",
+			Help: "Watch event size distribution in bytes", Buckets: prometheus.ExponentialBuckets(1024, 2.0, 8)},
+			[]string{"group", "version", "resource"}),
 		readOnly: inflight.WithLabelValues("readOnly"),
 		mutating: inflight.WithLabelValues("mutating"),
 	}
-	reg.MustRegister(m.requests, m.durations, m.longRunning, inflight, m.sizes, m.terminations)
+	reg.MustRegister(m.requests, m.durations, m.longRunning, inflight, m.sizes, m.terminations,
+		m.watchEventsSent, m.watchEventSizes)
 	return m
 }
 
@@ -126,6 +138,29 @@ func (m *requestMetrics) watching(r *http.Request) prometheus.Gauge {
 	g := m.longRunning.WithLabelValues(l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component)
 	g.Inc()
 	return g
+}
+
+// eventMetrics count the events one watch sends.
+type eventMetrics struct {
+	sent  prometheus.Counter
+	sizes prometheus.Observer
+}
+
+// watchEvents are the event metrics of a watch of t, looked up once per
+// watch rather than per event.
+func (m *requestMetrics) watchEvents(t resource.Target) eventMetrics {
+	gr := t.GroupResource()
+	return eventMetrics{sent: m.watchEventsSent.WithLabelValues(gr.Group, t.Version.Name, gr.Resource),
+		sizes: m.watchEventSizes.WithLabelValues(gr.Group, t.Version.Name, gr.Resource)}
+}
+
+// observe counts one event of size bytes (< 0: a CSV row, counted but of
+// no frame size).
+func (e eventMetrics) observe(size int) {
+	e.sent.Inc()
+	if size >= 0 {
+		e.sizes.Observe(float64(size))
+	}
 }
 
 // statusRecorder remembers the status code of a response. It is an

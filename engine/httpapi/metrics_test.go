@@ -60,7 +60,8 @@ func TestRequestMetrics(t *testing.T) {
 
 // TestWatchIsLongRunning: an open watch counts in
 // apiserver_longrunning_requests, not among the requests in flight, and
-// still streams through the chain; it stops counting once it ends.
+// still streams through the chain, each event counted and measured; it
+// stops counting once it ends.
 func TestWatchIsLongRunning(t *testing.T) {
 	s := newTestServer(t)
 	const series = `apiserver_longrunning_requests{verb="WATCH",group="shop.example.com",version="v1",resource="widgets",subresource="",scope="namespace",component="apiserver"}`
@@ -71,6 +72,12 @@ func TestWatchIsLongRunning(t *testing.T) {
 	metrics := s.mustDo(http.StatusOK, http.MethodGet, "/metrics", "", "").String()
 	if got, _ := metricValue(metrics, `apiserver_current_inflight_requests{request_kind="readOnly"}`); got != 1 {
 		t.Errorf("requests in flight during a watch: %v, want 1 (the scrape)", got)
+	}
+	for _, series := range []string{`apiserver_watch_events_total{group="shop.example.com",version="v1",resource="widgets"}`,
+		`apiserver_watch_events_sizes_count{group="shop.example.com",version="v1",resource="widgets"}`} {
+		if got, _ := metricValue(metrics, series); got != 1 {
+			t.Errorf("%s = %v after one event, want 1", series, got)
+		}
 	}
 	w.cancel()
 	s.waitMetric(series, 0)
