@@ -33,6 +33,9 @@ type Config struct {
 	// EventRetention is how long the history of writes is kept for watches
 	// and consistent paginated lists.
 	EventRetention time.Duration
+	// CountMetricPollPeriod is how often the objects of each resource are
+	// counted for apiserver_storage_objects (0: never).
+	CountMetricPollPeriod time.Duration
 	// WatchBookmarkInterval is how often a watch that allows bookmarks
 	// gets one.
 	WatchBookmarkInterval time.Duration
@@ -172,6 +175,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 				withEnv("webhook-service-map", "DYNAPI_WEBHOOK_SERVICE_MAP"))
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
+		fs.DurationVar(&c.CountMetricPollPeriod, "count-metric-poll-period", time.Minute,
+			"how often the objects of each resource are counted for apiserver_storage_objects (kube's --etcd-count-metric-poll-period; 0: never)"+
+				withEnv("count-metric-poll-period", "DYNAPI_COUNT_METRIC_POLL_PERIOD"))
 		fs.DurationVar(&c.WatchBookmarkInterval, "watch-bookmark-interval", 10*time.Second,
 			"how often a watch with allowWatchBookmarks gets a BOOKMARK"+withEnv("watch-bookmark-interval", "DYNAPI_WATCH_BOOKMARK_INTERVAL"))
 		fs.BoolVar(&c.Profiling, "profiling", false, "serve Go's profiler at /debug/pprof/"+withEnv("profiling", "DYNAPI_PROFILING"))

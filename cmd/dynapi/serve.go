@@ -129,7 +129,7 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	// Compacting every 10 s keeps up to 10 s more history than the
 	// retention: nothing next to 5 minutes, but ten times a retention of
 	// one second. A short retention is compacted as often, down to once a second.
-	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger,
+	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger, CountInterval: m.Config.CountMetricPollPeriod,
 		CompactInterval: min(10*time.Second, max(m.Config.EventRetention, time.Second))}
 	if err := withEncryption(m.Config.EncryptionProviderConfig, &opts); err != nil {
 		return err

@@ -22,6 +22,20 @@ type storeMetrics struct {
 	// counted are the resources of the last count; only countEvery's
 	// goroutine touches it.
 	counted map[engine.GroupResource]float64
+	// recounted asks countEvery for a count now (buffered, one pending).
+	recounted chan struct{}
+}
+
+// recount has the objects counted now: once the schema is migrated, the
+// count at Open may have found no table.
+func (m *storeMetrics) recount() {
+	if m == nil {
+		return
+	}
+	select {
+	case m.recounted <- struct{}{}:
+	default: // one is pending already
+	}
 }
 
 // newStoreMetrics registers the Store's metrics with reg; nil when reg is.
@@ -44,6 +58,7 @@ func newStoreMetrics(reg prometheus.Registerer, pool *pgxpool.Pool) *storeMetric
 		resourceObjects: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_resource_objects",
 			Help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1."},
 			[]string{"group", "resource"}),
+		recounted: make(chan struct{}, 1),
 	}
 	reg.MustRegister(m.latency, m.objects, m.resourceObjects, poolCollector{pool})
 	return m
@@ -61,29 +76,28 @@ func (m *storeMetrics) since(operation string, gr engine.GroupResource, start ti
 // objectCountsSQL counts the objects of each resource. Why a count rather than
 // the planner's statistics: these are per table, not per resource. Why
 // not at each scrape: it reads every row (182 ms at a million objects on
-// 2 cores, BenchmarkObjectCounts); once a minute, as kube-apiserver
-// refreshes its own, it costs 0.3% of a core.
+// 2 cores, BenchmarkObjectCounts); once a minute (Options.CountInterval,
+// kube-apiserver's default), it costs 0.3% of a core.
 const objectCountsSQL = `SELECT resource, count(*) FROM objects GROUP BY resource`
 
-// countInterval is how often the objects are counted: kube-apiserver's.
-const countInterval = time.Minute
-
-// countEvery refreshes the object counts now and then every interval
-// until ctx ends. A failed count sets nothing and is logged.
+// countEvery refreshes the object counts every interval, and when
+// recount asks, until ctx ends; nothing when interval is 0. A failed
+// count sets nothing and is logged.
 func (s *Store) countEvery(ctx context.Context, interval time.Duration) {
-	if s.metrics == nil {
+	if s.metrics == nil || interval <= 0 {
 		return
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if err := s.countObjects(ctx); err != nil && ctx.Err() == nil {
-			s.opts.Logger.Warn("count objects for apiserver_storage_objects", "err", err)
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-s.metrics.recounted:
+		}
+		if err := s.countObjects(ctx); err != nil && ctx.Err() == nil {
+			s.opts.Logger.Warn("count objects for apiserver_storage_objects", "err", err)
 		}
 	}
 }

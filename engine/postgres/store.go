@@ -40,6 +40,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics, when set, registers the Store's metrics.
 	Metrics prometheus.Registerer
+	// CountInterval is how often the objects of each resource are counted
+	// for apiserver_storage_objects (kube-apiserver's
+	// --etcd-count-metric-poll-period), and after Migrate; 0: never.
+	CountInterval time.Duration
 	// Encryption, when set, returns the Transformer of a resource whose
 	// bodies are encrypted at rest, nil for the others (engine/encryption).
 	// Nil: nothing is encrypted, and reads and writes do no extra work.
@@ -175,7 +179,7 @@ func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	s.running.Go(func() { s.notifier.run(ctx) })
 	s.running.Go(func() { s.compactEvery(ctx, s.opts.CompactInterval) })
 	s.running.Go(func() { s.analyzeWhileSmall(ctx) })
-	s.running.Go(func() { s.countEvery(ctx, countInterval) })
+	s.running.Go(func() { s.countEvery(ctx, s.opts.CountInterval) })
 }
 
 // Close stops the background work, ends every watch (with a
@@ -203,5 +207,6 @@ func (s *Store) Migrate(ctx context.Context, fsys fs.FS) error {
 		return err
 	}
 	s.poller.kick() // it may have been waiting for the schema
+	s.metrics.recount()
 	return nil
 }
