@@ -77,6 +77,8 @@ type ControlPlane struct {
 	// webhooks calls conversion and admission webhooks: one client, so
 	// that both share transports, service resolution and metrics.
 	webhooks *webhook.Client
+	// health are the checks of the health endpoints.
+	health health
 }
 
 // Start starts everything Config names, in the order `dynapi serve`
@@ -102,9 +104,11 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 
 // start is Start, leaving c to be closed on an error.
 func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
+	loaded := make(chan struct{})
+	c.health.loaded(loaded)
 	if cfg.FieldIndexes != nil {
 		c.indexer = newFieldIndexer(cfg.FieldIndexes, cfg.Logger)
-		c.Go(ctx, c.indexer.run)
+		c.goController(ctx, "field-indexes", c.indexer.run)
 	}
 	defs := c.startDefinitions(ctx, cfg)
 	namespaces := Register(cfg.Service)
@@ -116,6 +120,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	if err := c.serveStoredDefinitions(ctx, cfg, defs); err != nil {
 		return err
 	}
+	close(loaded)
 	err := namespace.Ensure(ctx, cfg.Service, c.snapshots.Load(), "default")
 	if engine.ErrorCode(err) == engine.CodeNotFound {
 		cfg.Logger.Warn("namespaced kinds cannot be used", "reason", err)
@@ -123,9 +128,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 		return err
 	}
 	nsRecheck, gcRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck)
-	c.Go(ctx, func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	c.goController(ctx, "namespace-controller", func(ctx context.Context) { namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	if collector != nil {
-		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
+		c.goController(ctx, "garbage-collector", func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
 	}
 	c.API = c.newAPI(cfg, authz)
 	if err := c.startRBAC(ctx, cfg, authz); err != nil {
@@ -143,6 +148,7 @@ func (c *ControlPlane) newAPI(cfg Config, authz *rbacIndex) *httpapi.Server {
 	if authz != nil {
 		cfg.HTTP.Authorizer = authz
 	}
+	cfg.HTTP.HealthChecks = c.health.list
 	api := httpapi.New(cfg.Service, c.snapshots, cfg.HTTP)
 	c.api.Store(api)
 	return api

@@ -80,6 +80,11 @@ type Options struct {
 	// Auditor records requests (--audit-policy-file, --audit-log-path);
 	// nil records nothing.
 	Auditor Auditor
+	// HealthChecks, when set, are the named checks of /healthz, /readyz
+	// and (those Live) /livez beside ping and the database's, asked at
+	// each request, since the composition root starts controllers after
+	// the Server is built.
+	HealthChecks func() []HealthCheck
 }
 
 // Server is the HTTP API. Build it with New.
@@ -103,6 +108,7 @@ type Server struct {
 	readOnly   *inflight
 	mutating   *inflight
 	auditor    Auditor
+	checks     func() []HealthCheck // Options.HealthChecks; may be nil
 	// authnFailures bounds the log lines of refused logins.
 	authnFailures logLimiter
 	// requestTimeout, minRequestTimeout and bookmarkInterval are Options'.
@@ -118,7 +124,7 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
 		authn: opts.Authenticator, anonymous: opts.Anonymous, anyHost: opts.InsecureAnyHost, authz: opts.Authorizer,
 		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor,
-		draining: make(chan struct{})}
+		checks: opts.HealthChecks, draining: make(chan struct{})}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
@@ -168,9 +174,10 @@ func (s *Server) routes() {
 	s.router.Use(s.recoverPanics, withRequestInfo, s.instrument, s.authenticate, s.audit,
 		refuseBadQueries, s.guardOpen, s.refuseImpersonation, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
-	s.router.Get("/healthz", s.handleHealth("healthz", ping))
-	s.router.Get("/livez", s.handleHealth("livez", ping))
-	s.router.Get("/readyz", s.handleHealth("readyz", ping, healthCheck{"storage", s.ready}))
+	for _, endpoint := range []string{"healthz", "livez", "readyz"} {
+		s.router.Get("/"+endpoint, s.handleHealth(endpoint))
+		s.router.Get("/"+endpoint+"/*", s.handleHealthCheck(endpoint))
+	}
 	s.router.Get("/version", s.handleVersion)
 	s.router.Get("/debug/definitions", s.handleDefinitions)
 	// Discovery answers with and without a trailing slash, as
