@@ -61,7 +61,9 @@ func writePair(certFile, keyFile string, cert *x509.Certificate, key *ecdsa.Priv
 
 // WriteFile writes data to path with mode through a temporary file
 // renamed over the old one.
-func WriteFile(path string, data []byte, mode os.FileMode) error { return writeAtomic(path, data, mode) }
+func WriteFile(path string, data []byte, mode os.FileMode) error {
+	return writeAtomic(path, data, mode)
+}
 
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
