@@ -62,6 +62,10 @@ type Config struct {
 	// webhook.ServiceResolver): dynapi has no Service network.
 	WebhookServiceResolver string
 	WebhookServiceMap      string
+	// Bootstrap makes serve, told to listen beyond loopback with no
+	// authentication, make its own CA, certificates and admin kubeconfig
+	// in DataDir and turn RBAC on, rather than refuse to start.
+	Bootstrap bool
 	// Version asks for dynapi's version instead of running the command.
 	Version bool
 	// ProgressInterval is how long loading the definitions takes before
@@ -159,6 +163,10 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		fs.StringVar(&c.TLSKeyFile, "tls-key-file", "", "alias of --tls-private-key-file")
 		fs.StringVar(&c.TLSMinVersion, "tls-min-version", "", "VersionTLS12 (the default) or VersionTLS13"+withEnv("tls-min-version", "DYNAPI_TLS_MIN_VERSION"))
 		securityFlags(fs, &c.Security, withEnv)
+		fs.BoolVar(&c.Bootstrap, "bootstrap", true,
+			"listening beyond loopback with no authentication configured: make a CA, serving and admin certificates in --data-dir/pki, "+
+				"serve TLS, authenticate client certificates, turn RBAC on and write --data-dir/kubeconfig (false: refuse to start instead)"+
+				withEnv("bootstrap", "DYNAPI_BOOTSTRAP"))
 		fs.IntVar(&c.MaxOpenConnections, "max-open-connections", connlimit.DefaultLimit(),
 			fmt.Sprintf("most connections open at once, the default derived from the file-descriptor limit; %d more are kept for /healthz, /livez and /readyz "+
 				"(other requests on them get 429), beyond that a connection is closed at once; one client address holds at most a quarter of them "+
