@@ -105,7 +105,8 @@ func (s *Server) handleHealth(endpoint string) http.HandlerFunc {
 func (s *Server) handleHealthCheck(endpoint string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		name := chi.URLParam(r, "*")
-		i := slices.IndexFunc(s.healthChecks(endpoint), func(c HealthCheck) bool { return c.Name == name })
+		checks := s.healthChecks(endpoint)
+		i := slices.IndexFunc(checks, func(c HealthCheck) bool { return c.Name == name })
 		if i < 0 {
 			s.writeError(w, r, errNotFoundPath)
 			return
@@ -113,7 +114,7 @@ func (s *Server) handleHealthCheck(endpoint string) http.HandlerFunc {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		setPlainText(w)
-		if err := s.healthChecks(endpoint)[i].Check(ctx); err != nil {
+		if err := checks[i].Check(ctx); err != nil {
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprintf(w, "internal server error: %v\n", err)
 			return
