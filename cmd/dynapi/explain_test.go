@@ -15,16 +15,16 @@ import (
 // TestKubectlExplain: kubectl explain of CustomResourceDefinitions created
 // through the API, as kube's crd_publish_openapi.go e2e specs run it: one
 // without a validation schema (published as type object, not as
-// preserving unknown fields, and explained as <empty>), one whose plural
-// is a built-in's (services); and of the shipped examples, with their
-// descriptions and defaults.
+// preserving unknown fields, and explained as <empty>), ones whose plural
+// is a built-in's (kube's services, dynapi's configmaps); and of the
+// shipped examples, with their descriptions and defaults.
 func TestKubectlExplain(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
 	}
 	url, _ := startPostgres(t)
 	server := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
-	for _, crd := range []string{"testdata/explain/empty-crd.yaml", "testdata/explain/services-crd.yaml"} {
+	for _, crd := range []string{"testdata/explain/empty-crd.yaml", "testdata/explain/services-crd.yaml", "testdata/explain/configmaps-crd.yaml"} {
 		kubectl{t: t, server: server, home: t.TempDir()}.run("create", "-f", crd)
 	}
 	const definition = `definitions.com\.example\.empty\.v1\.E2eTestEmpty`
@@ -50,6 +50,9 @@ func TestKubectlExplain(t *testing.T) {
 		{[]string{"explain", "e2e-test-empties"}, `(?s)DESCRIPTION:.*<empty>`},
 		{[]string{"explain", "ksvc.spec"}, `(?s)DESCRIPTION:.*Specification of CustomService.*FIELDS:.*dummy.*<string>.*Dummy property`},
 		{[]string{"explain", "services.service.example.com.spec"}, `(?s)Specification of CustomService`},
+		{[]string{"explain", "kcm.spec"}, `(?s)DESCRIPTION:.*Specification of CustomConfigMap.*FIELDS:.*dummy.*<string>.*Dummy property`},
+		{[]string{"explain", "configmaps", "--api-version=config.example.com/v1"}, `(?s)GROUP:\s+config.example.com.*CustomConfigMap CRD for Testing`},
+		{[]string{"explain", "configmaps.data"}, `(?s)VERSION:\s+v1\s.*FIELD: data <map\[string\]string>`},
 		{[]string{"explain", "widgets.shop.example.com"}, `(?s)DESCRIPTION:\s+Widget is a product of the shop`},
 		{[]string{"explain", "wg.spec"}, `(?s)WidgetSpec is what the widget should be.*color\s+<string>\s+enum: red, green, blue\s+Color of the widget, one of red, green or blue. Defaults to red.`},
 		{[]string{"explain", "pp.spec.size", "--api-version=plumbing.example.com/v2"}, `(?s)Size is the pipe's measures.*diameter\s+<integer> -required-\s+inner diameter in millimetres`},
