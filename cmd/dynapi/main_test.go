@@ -15,6 +15,7 @@ import (
 	"github.com/dynapi/dynapi/engine/authn"
 	"github.com/dynapi/dynapi/engine/connlimit"
 	"github.com/dynapi/dynapi/engine/pgserver"
+	"github.com/dynapi/dynapi/engine/webhook"
 )
 
 // startPostgres gives a test its own throw-away PostgreSQL, or the one
@@ -202,7 +203,9 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
-		SchemaChangePolicy: "report", GCPercent: 200, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
+		SchemaChangePolicy: "report", GCPercent: 200, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout,
+		CountMetricPollPeriod: time.Minute, Log: LogConfig{Format: logText, Level: slog.LevelInfo}, Bootstrap: true,
+		WebhookServiceResolver: webhook.DefaultServiceTemplate, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
 			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
 			RequestTimeout: time.Minute, MinRequestTimeout: 1800,
 			AuditLog: audit.Options{MaxSizeMB: 100, MaxBackups: 10}}}
