@@ -40,6 +40,9 @@ type Config struct {
 	// EventRetention is how long the history of writes is kept for watches
 	// and consistent paginated lists.
 	EventRetention time.Duration
+	// CountMetricPollPeriod is how often the objects of each resource are
+	// counted for apiserver_storage_objects (0: never).
+	CountMetricPollPeriod time.Duration
 	// WatchBookmarkInterval is how often a watch that allows bookmarks
 	// gets one.
 	WatchBookmarkInterval time.Duration
@@ -52,6 +55,8 @@ type Config struct {
 	// SchemaChangePolicy is "report" or "refuse" (see reload.Policy).
 	SchemaChangePolicy string
 	Security           SecurityConfig
+	// Log is the format and level of the log.
+	Log LogConfig
 	// MaxOpenConnections bounds the connections served at once (0: no
 	// bound); see connlimit.
 	MaxOpenConnections int
@@ -65,6 +70,10 @@ type Config struct {
 	// webhook.ServiceResolver): dynapi has no Service network.
 	WebhookServiceResolver string
 	WebhookServiceMap      string
+	// Bootstrap makes serve, told to listen beyond loopback with no
+	// authentication, make its own CA, certificates and admin kubeconfig
+	// in DataDir and turn RBAC on, rather than refuse to start.
+	Bootstrap bool
 	// Version asks for dynapi's version instead of running the command.
 	Version bool
 	// ProgressInterval is how long loading the definitions takes before
@@ -169,6 +178,10 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		fs.StringVar(&c.TLSKeyFile, "tls-key-file", "", "alias of --tls-private-key-file")
 		fs.StringVar(&c.TLSMinVersion, "tls-min-version", "", "VersionTLS12 (the default) or VersionTLS13"+withEnv("tls-min-version", "DYNAPI_TLS_MIN_VERSION"))
 		securityFlags(fs, &c.Security, withEnv)
+		fs.BoolVar(&c.Bootstrap, "bootstrap", true,
+			"listening beyond loopback with no authentication configured: make a CA, serving and admin certificates in --data-dir/pki, "+
+				"serve TLS, authenticate client certificates, turn RBAC on and write --data-dir/kubeconfig (false: refuse to start instead)"+
+				withEnv("bootstrap", "DYNAPI_BOOTSTRAP"))
 		fs.IntVar(&c.MaxOpenConnections, "max-open-connections", connlimit.DefaultLimit(),
 			fmt.Sprintf("most connections open at once, the default derived from the file-descriptor limit; %d more are kept for /healthz, /livez and /readyz "+
 				"(other requests on them get 429), beyond that a connection is closed at once; one client address holds at most a quarter of them "+
@@ -185,6 +198,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 				withEnv("webhook-service-map", "DYNAPI_WEBHOOK_SERVICE_MAP"))
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
+		fs.DurationVar(&c.CountMetricPollPeriod, "count-metric-poll-period", time.Minute,
+			"how often the objects of each resource are counted for apiserver_storage_objects (kube's --etcd-count-metric-poll-period; 0: never)"+
+				withEnv("count-metric-poll-period", "DYNAPI_COUNT_METRIC_POLL_PERIOD"))
 		fs.DurationVar(&c.WatchBookmarkInterval, "watch-bookmark-interval", 10*time.Second,
 			"how often a watch with allowWatchBookmarks gets a BOOKMARK"+withEnv("watch-bookmark-interval", "DYNAPI_WATCH_BOOKMARK_INTERVAL"))
 		fs.BoolVar(&c.Profiling, "profiling", false, "serve Go's profiler at /debug/pprof/"+withEnv("profiling", "DYNAPI_PROFILING"))
@@ -194,6 +210,7 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 			"what a schema change that would break stored objects does: report (log it, apply it) or refuse (keep the previous definition)"+
 				withEnv("schema-change-policy", "DYNAPI_SCHEMA_CHANGE_POLICY"))
 	}
+	logFlags(fs, &c.Log, withEnv)
 	fs.BoolVar(&c.Version, "version", false, "print dynapi's version and the Kubernetes API version it serves, and exit")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		printUsage(fs, cmd, stdout)
@@ -208,6 +225,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		return c, &usageError{command: commandName(cmd), msg: fmt.Sprintf("unexpected arguments: %v", fs.Args())}
 	}
 	if err := setFromEnv(fs, envOf, getenv); err != nil {
+		return c, err
+	}
+	if err := c.Log.check(); err != nil {
 		return c, err
 	}
 	if cmd == "serve" && getenv("GOGC") == "" {

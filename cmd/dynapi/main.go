@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cmd == "check" {
 		return check(cfg, stdout, stderr)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logger := newLogger(cfg.Log, stderr)
 	// Kubernetes' libraries (the FieldManager, apimachinery) log through
 	// klog: into the server's log, in its format, not klog's own lines on
 	// stderr beside it.

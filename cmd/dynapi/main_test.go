@@ -51,6 +51,12 @@ func startMain(t *testing.T, cfg Config) *Main {
 // runMain is startMain for a test that closes the Main itself.
 func runMain(t *testing.T, cfg Config) *Main {
 	t.Helper()
+	return runMainLogged(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// runMainLogged is runMain logging to logger.
+func runMainLogged(t *testing.T, cfg Config, logger *slog.Logger) *Main {
+	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
 	if cfg.Schemas == "" {
 		cfg.Schemas = "../../schemas"
@@ -58,7 +64,7 @@ func runMain(t *testing.T, cfg Config) *Main {
 	if cfg.Conversions == "" {
 		cfg.Conversions = "../../conversions"
 	}
-	m := &Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	m := &Main{Config: cfg, Logger: logger}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -199,7 +205,9 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{DatabaseReadMaxLag: 100 * time.Millisecond, EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
-		SchemaChangePolicy: "report", GCPercent: 200, MigrateBatch: 500, WebhookServiceResolver: webhook.DefaultServiceTemplate, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
+		SchemaChangePolicy: "report", GCPercent: 200, MigrateBatch: 500, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout,
+		CountMetricPollPeriod: time.Minute, Log: LogConfig{Format: logText, Level: slog.LevelInfo}, Bootstrap: true,
+		WebhookServiceResolver: webhook.DefaultServiceTemplate, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
 			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
 			RequestTimeout: time.Minute, MinRequestTimeout: 1800,
 			AuditLog: audit.Options{MaxSizeMB: 100, MaxBackups: 10}}}

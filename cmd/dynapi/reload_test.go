@@ -191,7 +191,7 @@ func TestSchemaChangePreviewAndRatcheting(t *testing.T) {
 	if code, body := send(t, http.MethodPost, refusing+gizmos, gizmo("bigger", `{"size":30}`)); code != http.StatusCreated {
 		t.Fatalf("the previous schema does not serve on: %d %s", code, body)
 	}
-	if _, metrics := httpGet(t, refusing+"/metrics"); !strings.Contains(metrics, "dynapi_definition_problems 1") {
+	if _, metrics := httpGet(t, refusing+"/metrics"); !strings.Contains(metrics, `dynapi_definition_problems{file="`+filepath.Join(schemas, "test/gizmo.yaml")+`"} 1`) {
 		t.Errorf("metrics lack the problem:\n%s", metrics)
 	}
 

@@ -178,8 +178,8 @@ func (c SecurityConfig) checkListen(addr string) error {
 		return err
 	}
 	return fmt.Errorf("refusing to listen on %s with no authentication configured: anyone who reaches it could read and change "+
-		"everything. Configure --token-auth-file, --client-ca-file or --oidc-issuer-url, listen on 127.0.0.1, "+
-		"or pass --insecure-allow-any-address", addr)
+		"everything. Let dynapi bootstrap its certificates and RBAC (--bootstrap, without --tls-cert-file), configure --token-auth-file, "+
+		"--client-ca-file or --oidc-issuer-url, listen on 127.0.0.1, or pass --insecure-allow-any-address", addr)
 }
 
 // loopback reports whether addr (host:port) is reachable from this

@@ -21,6 +21,7 @@ import (
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/webhook"
+	"github.com/dynapi/dynapi/internal/pki"
 	"github.com/dynapi/dynapi/migrations"
 )
 
@@ -36,12 +37,18 @@ type Main struct {
 	metrics      *prometheus.Registry
 	controlPlane *controlplane.ControlPlane
 	auditLog     *audit.Log // with --audit-policy-file
+	pki          *pki.Files // the bootstrapped certificates, if any (see bootstraps)
 }
 
 // Run opens (or starts) the database, migrates it, and starts the control
 // plane: it loads the definitions, keeps them in step with their files,
 // and serves. It returns once the server accepts connections.
 func (m *Main) Run(ctx context.Context) error {
+	if m.Config.bootstraps() {
+		if err := m.bootstrap(); err != nil {
+			return err
+		}
+	}
 	if err := m.Config.Security.checkListen(m.Config.Listen); err != nil {
 		return err
 	}
@@ -56,8 +63,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.controlPlane, err = controlplane.Start(ctx, cfg)
-	return err
+	if m.controlPlane, err = controlplane.Start(ctx, cfg); err != nil {
+		return err
+	}
+	return m.writeKubeconfig(m.controlPlane.Addr())
 }
 
 // controlPlaneConfig is what serve starts, from m.Config, over the
@@ -135,7 +144,7 @@ func (m *Main) openDatabase(ctx context.Context) error {
 	// Compacting every 10 s keeps up to 10 s more history than the
 	// retention: nothing next to 5 minutes, but ten times a retention of
 	// one second. A short retention is compacted as often, down to once a second.
-	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger,
+	opts := postgres.Options{Retention: m.Config.EventRetention, Logger: m.Logger, CountInterval: m.Config.CountMetricPollPeriod,
 		CompactInterval: min(10*time.Second, max(m.Config.EventRetention, time.Second)),
 		ReadURLs:        readURLs(m.Config.DatabaseReadURLs), MaxReplicaLag: m.Config.DatabaseReadMaxLag}
 	if err := withEncryption(m.Config.EncryptionProviderConfig, &opts); err != nil {

@@ -72,7 +72,7 @@ func startProcess(t *testing.T, name, databaseURL string, flags ...string) *proc
 	t.Helper()
 	p := &process{name: name, log: &processLog{serving: make(chan struct{})}, exited: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0", "--database-url", databaseURL,
-		"--schemas", "../../schemas", "--conversions", "../../conversions"}, flags...)...)
+		"--schemas", "../../schemas", "--conversions", "../../conversions", "--data-dir", t.TempDir()}, flags...)...) // its kubeconfig out of the tree
 	p.cmd.Env = append(os.Environ(), reexecEnv+"=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	var err error

@@ -52,7 +52,7 @@ func (c *ControlPlane) startDefinitions(ctx context.Context, cfg Config) *reload
 	if err := reloader.Reload(); err != nil {
 		cfg.Logger.Warn("definitions", "err", err)
 	}
-	c.Go(ctx, func(ctx context.Context) {
+	c.goController(ctx, "definitions-watcher", func(ctx context.Context) {
 		if err := reloader.Run(ctx); err != nil {
 			cfg.Logger.Error("definition files are not watched: changes need a restart", "err", err)
 		}
@@ -71,7 +71,7 @@ func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, d
 	if err := controller.Sync(ctx); err != nil {
 		return err
 	}
-	c.Go(ctx, controller.Run)
+	c.goController(ctx, "crd-controller", controller.Run)
 	return nil
 }
 

@@ -44,7 +44,7 @@ func (c *ControlPlane) startRBAC(ctx context.Context, cfg Config, index *rbacInd
 	if err := rbacauthz.Bootstrap(ctx, cfg.Service, c.snapshots.Load(), cfg.RBAC.Policy); err != nil {
 		return err
 	}
-	c.Go(ctx, index.Run)
+	c.goController(ctx, "rbac-authorizer", index.Run)
 	waitCtx, cancel := context.WithTimeout(ctx, rbacSyncTimeout)
 	defer cancel()
 	return index.WaitSynced(waitCtx)

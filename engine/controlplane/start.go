@@ -94,6 +94,8 @@ type ControlPlane struct {
 	// policies are the admission policies, once built: a swap hands them
 	// the policies of the definition files.
 	policies atomic.Pointer[policies]
+	// health are the checks of the health endpoints.
+	health health
 }
 
 // Start starts everything Config names, in the order `dynapi serve`
@@ -123,9 +125,11 @@ func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 
 // start is Start, leaving c to be closed on an error.
 func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
+	loaded := make(chan struct{})
+	c.health.loaded(loaded)
 	if cfg.FieldIndexes != nil {
 		c.indexer = newFieldIndexer(cfg.FieldIndexes, cfg.Logger)
-		c.Go(ctx, c.indexer.run)
+		c.goController(ctx, "field-indexes", c.indexer.run)
 	}
 	c.startConversionWebhooks(cfg) // before anything reads or writes through the service
 	defs := c.startDefinitions(ctx, cfg)
@@ -144,16 +148,17 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	if err := c.serveStoredConversions(ctx, cfg, defs); err != nil {
 		return err
 	}
+	close(loaded)
 	if err := ensureNamespaces(ctx, cfg, c.snapshots.Load()); err != nil {
 		return err
 	}
 	nsRecheck, gcRecheck, svmRecheck := orDefault(cfg.NamespaceRecheck), orDefault(cfg.GCRecheck), orDefault(cfg.MigrationRecheck)
-	c.Go(ctx, func(ctx context.Context) { kinds.Namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
-	c.Go(ctx, func(ctx context.Context) { contents.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	c.goController(ctx, "namespace-controller", func(ctx context.Context) { kinds.Namespaces.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
+	c.goController(ctx, "namespace-contents", func(ctx context.Context) { contents.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	kinds.Migrations.Batch = cfg.MigrationBatch
-	c.Go(ctx, func(ctx context.Context) { kinds.Migrations.Run(ctx, c.snapshots, svmRecheck, cfg.Logger) })
+	c.goController(ctx, "storage-version-migrator", func(ctx context.Context) { kinds.Migrations.Run(ctx, c.snapshots, svmRecheck, cfg.Logger) })
 	if collector != nil {
-		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
+		c.goController(ctx, "garbage-collector", func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
 	}
 	if err := c.startServiceAccounts(ctx, &cfg); err != nil {
 		return err
@@ -180,6 +185,7 @@ func (c *ControlPlane) newAPI(cfg Config, authz *rbacIndex) *httpapi.Server {
 	if authz != nil {
 		cfg.HTTP.Authorizer = authz
 	}
+	cfg.HTTP.HealthChecks = c.health.list
 	api := httpapi.New(cfg.Service, c.snapshots, cfg.HTTP)
 	c.api.Store(api)
 	return api

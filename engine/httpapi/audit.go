@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/authz"
+	"github.com/dynapi/dynapi/engine/kubeproto"
 )
 
 // Auditor decides what of a request is recorded and records it (see
@@ -47,9 +47,10 @@ func (s *Server) audit(next http.Handler) http.Handler {
 		ev := newEvent(r, &a, level)
 		w.Header().Set("Audit-Id", ev.AuditID)
 		bodies := level.AtLeast(audit.LevelRequestResponse) || (level.AtLeast(audit.LevelRequest) && !isSecret(&a))
-		if bodies && level.AtLeast(audit.LevelRequest) {
-			ev.RequestObject = requestObject(r)
-		}
+		// The request's body is recorded by the handler once decoded
+		// (auditBody), as kube's handlers call LogRequestObject: the
+		// RequestReceived stage has none.
+		r = r.WithContext(context.WithValue(r.Context(), auditKey{}, &auditRecord{ev: ev, bodies: bodies && level.AtLeast(audit.LevelRequest)}))
 		s.writeAudit(ev, audit.StageRequestReceived, omit)
 		ctx, annotations := audit.WithAnnotations(r.Context())
 		r = r.WithContext(ctx)
@@ -68,8 +69,8 @@ func (s *Server) audit(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), auditEventKey{}, ev)))
 		annotations.CopyInto(ev)
 		ev.ResponseStatus = rec.status()
-		if rec.keep && !rec.over && gjson.ValidBytes(rec.body.Bytes()) {
-			ev.ResponseObject = bytes.TrimSpace(rec.body.Bytes())
+		if rec.keep && !rec.over {
+			ev.ResponseObject = responseObject(rec.body.Bytes())
 		}
 		s.writeAudit(ev, audit.StageResponseComplete, omit)
 	})
@@ -121,15 +122,45 @@ func isSecret(a *authz.Attributes) bool {
 	return a.ResourceRequest && a.APIGroup == "" && a.Resource == "secrets"
 }
 
-// requestObject reads the body (bounded as every body is) and puts it
-// back for the handler; a body that is not JSON is not recorded.
-func requestObject(r *http.Request) json.RawMessage {
-	if r.Body == nil || r.ContentLength == 0 {
-		return nil
+// auditKey is the context key of a request's *auditRecord.
+type auditKey struct{}
+
+// auditRecord is the event of an audited request, for the handler to
+// complete once it has decoded the body.
+type auditRecord struct {
+	ev     *audit.Event
+	bodies bool // the level records the request's body
+}
+
+// auditBody records body, the request's body as the handler decoded it
+// into JSON (from JSON, YAML or protobuf), in the request's audit event,
+// if any: the requestObject when the level records bodies, and the name
+// of objectRef when the path has none (a create), from the object, as
+// kube's LogRequestObject does.
+func auditBody(r *http.Request, body []byte) {
+	rec, ok := r.Context().Value(auditKey{}).(*auditRecord)
+	if !ok || len(body) == 0 || !gjson.ValidBytes(body) { // a DeleteOptions may come as YAML
+		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
-	if err != nil || len(body) > maxBodyBytes || !gjson.ValidBytes(body) {
+	if ref := rec.ev.ObjectRef; ref != nil && ref.Name == "" {
+		ref.Name = gjson.GetBytes(body, "metadata.name").String()
+	}
+	if rec.bodies {
+		rec.ev.RequestObject = body
+	}
+}
+
+// responseObject is a response's body as the event records it: JSON as
+// it is, protobuf as the JSON it encodes; nil for anything else.
+func responseObject(body []byte) json.RawMessage {
+	if kubeproto.IsProtobuf(body) {
+		out, err := kubeproto.ToJSON(body)
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+	if !gjson.ValidBytes(body) {
 		return nil
 	}
 	return bytes.TrimSpace(body)

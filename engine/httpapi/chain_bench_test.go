@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -15,7 +16,7 @@ import (
 //	go test -run NONE -bench Chain -benchmem ./engine/httpapi/
 func BenchmarkChain(b *testing.B) {
 	const widgets = "/apis/shop.example.com/v1/namespaces/default/widgets"
-	m := newRequestMetrics(prometheus.NewRegistry())
+	m := &Server{metrics: newRequestMetrics(prometheus.NewRegistry()), logger: slog.New(slog.DiscardHandler)}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
 			info.served = true // as resourceHandler marks a resource it found

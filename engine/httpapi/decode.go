@@ -50,8 +50,11 @@ func readBody(r *http.Request) ([]byte, []string, error) {
 			return nil, nil, err
 		}
 	}
-	body, err = compactJSON(body)
-	return body, dups, err
+	if body, err = compactJSON(body); err != nil {
+		return nil, nil, err
+	}
+	auditBody(r, body)
+	return body, dups, nil
 }
 
 // readPatch reads a PATCH body for t and its patch type, and the
@@ -65,13 +68,18 @@ func readPatch(r *http.Request, t resource.Target) (string, []byte, []string, er
 	if err != nil {
 		return "", nil, nil, err
 	}
+	var dups []string
 	if mediaType == resource.ApplyPatch {
-		dups := yamlDuplicates(body)
+		dups = yamlDuplicates(body)
 		body, err = applyPatchJSON(body)
-		return mediaType, body, dups, err
+	} else {
+		body, err = compactJSON(body)
 	}
-	body, err = compactJSON(body)
-	return mediaType, body, nil, err
+	if err != nil {
+		return "", nil, nil, err
+	}
+	auditBody(r, body)
+	return mediaType, body, dups, nil
 }
 
 // applyPatchJSON turns an apply patch (YAML, or JSON which is YAML) into

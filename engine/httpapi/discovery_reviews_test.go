@@ -86,3 +86,36 @@ func TestLocalSubjectAccessReview(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewTable: a review has no metadata, so no Table of it: asked for
+// one alone, kube-apiserver answers 406 with the media types a review has,
+// before reading the body; with a fallback, the review answers as usual.
+func TestReviewTable(t *testing.T) {
+	s := newTestServer(t)
+	const path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+	const body = `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}}`
+	const table = "application/json;as=Table;v=v1;g=meta.k8s.io"
+	tests := []struct {
+		name, accept, body string
+		code               int
+	}{
+		{"a Table", table, body, http.StatusNotAcceptable},
+		{"a Table, the body not read", table, "{", http.StatusNotAcceptable},
+		{"PartialObjectMetadata", "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io", body, http.StatusNotAcceptable},
+		{"a Table or JSON", table + ", application/json", body, http.StatusCreated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.do(http.MethodPost, path, "application/json", tt.body, "Accept", tt.accept)
+			if r.code != tt.code {
+				t.Fatalf("%d, want %d: %s", r.code, tt.code, r.body)
+			}
+			if tt.code == http.StatusNotAcceptable {
+				wantStatus(t, r, tt.code, "NotAcceptable")
+				if msg := r.get("message").String(); msg != "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf" {
+					t.Errorf("message %q", msg)
+				}
+			}
+		})
+	}
+}

@@ -68,23 +68,44 @@ func TestVersionsShareObjects(t *testing.T) {
 	}
 }
 
+// TestHealth: the health endpoints list their named checks as
+// kube-apiserver does (ping, the database, the definitions loaded, each
+// background controller started), /livez leaves the database out, each
+// check answers alone at /readyz/<name>, and ?exclude leaves one out.
 func TestHealth(t *testing.T) {
 	s := newTestServer(t)
-	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		if r := s.mustDo(http.StatusOK, http.MethodGet, p, "", ""); r.String() != "ok" {
-			t.Errorf("%s: %s", p, r)
+	const controllers = "[+]definitions ok\n[+]poststarthook/field-indexes ok\n[+]poststarthook/namespace-controller ok\n[+]poststarthook/garbage-collector ok\n"
+	tests := []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/healthz", 200, "ok"},
+		{"/livez", 200, "ok"},
+		{"/readyz", 200, "ok"},
+		{"/readyz?verbose", 200, "[+]ping ok\n[+]database ok\n" + controllers + "readyz check passed\n"},
+		{"/healthz?verbose=1", 200, "[+]ping ok\n[+]database ok\n" + controllers + "healthz check passed\n"},
+		{"/livez?verbose", 200, "[+]ping ok\n[+]poststarthook/field-indexes ok\n[+]poststarthook/namespace-controller ok\n[+]poststarthook/garbage-collector ok\nlivez check passed\n"},
+		{"/readyz?verbose&exclude=database", 200, "[+]ping ok\n[+]database excluded: ok\n" + controllers + "readyz check passed\n"},
+		{"/readyz/ping", 200, "ok"},
+		{"/readyz/database", 200, "ok"},
+		{"/readyz/poststarthook/namespace-controller", 200, "ok"},
+		{"/livez/definitions", 404, ""},
+		{"/readyz/nothing", 404, ""},
+	}
+	for _, tt := range tests {
+		r := s.do(http.MethodGet, tt.path, "", "")
+		if r.code != tt.code || tt.want != "" && r.String() != tt.want {
+			t.Errorf("%s: %d %q; want %d %q", tt.path, r.code, r, tt.code, tt.want)
 		}
-	}
-	if r := s.mustDo(http.StatusOK, http.MethodGet, "/readyz?verbose", "", ""); r.String() != "[+]ping ok\n[+]storage ok\nreadyz check passed\n" {
-		t.Errorf("/readyz?verbose: %q", r)
-	}
-	if r := s.mustDo(http.StatusOK, http.MethodGet, "/healthz?verbose", "", ""); r.String() != "[+]ping ok\nhealthz check passed\n" {
-		t.Errorf("/healthz?verbose: %q", r)
 	}
 	s.store.Close()
 	r := s.do(http.MethodGet, "/readyz", "", "")
-	if r.code != http.StatusServiceUnavailable || r.String() != "[+]ping ok\n[-]storage failed: reason withheld\nreadyz check failed\n" {
+	if r.code != http.StatusServiceUnavailable || r.String() != "[+]ping ok\n[-]database failed: reason withheld\n"+controllers+"readyz check failed\n" {
 		t.Fatalf("/readyz with the database closed: %d %q", r.code, r)
+	}
+	if r := s.do(http.MethodGet, "/readyz/database", "", ""); r.code != http.StatusInternalServerError || r.String() != "internal server error: the database does not answer\n" {
+		t.Fatalf("/readyz/database with the database closed: %d %q", r.code, r)
 	}
 	if r := s.mustDo(http.StatusOK, http.MethodGet, "/livez", "", ""); r.String() != "ok" {
 		t.Fatalf("/livez: %s", r)

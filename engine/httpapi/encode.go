@@ -48,6 +48,7 @@ const (
 	forList                   // a list
 	forWatch                  // watch events, each holding one object
 	forStatus                 // an error's Status, whatever the request was
+	forReview                 // a review, which has no metadata: no Table, no PartialObjectMetadata
 )
 
 // notAcceptable lists what negotiate can serve.
@@ -78,8 +79,16 @@ func negotiate(r *http.Request, e endpoint, gvk engine.GroupVersionKind) (format
 			return f, nil
 		}
 	}
+	if e == forReview {
+		return format{}, engine.Errorf(engine.CodeNotAcceptable, notAcceptableReview)
+	}
 	return format{}, engine.Errorf(engine.CodeNotAcceptable, notAcceptable)
 }
+
+// notAcceptableReview is kube-apiserver's answer to a review asked for in
+// a representation a review has not (a Table: its storage has no table
+// convertor): its serializers' media types.
+const notAcceptableReview = "only the following media types are accepted: application/json, application/yaml, " + kubeproto.MediaType
 
 // negotiateOne says whether one media range can be served for e, and how.
 func negotiateOne(mediaType string, params map[string]string, e endpoint, gvk engine.GroupVersionKind) (format, bool) {
@@ -92,9 +101,9 @@ func negotiateOne(mediaType string, params map[string]string, e endpoint, gvk en
 	case "application/yaml":
 		return format{kind: formatYAML}, true
 	case "text/csv":
-		return format{kind: formatCSV, table: table.APIVersionV1}, e != forStatus
+		return format{kind: formatCSV, table: table.APIVersionV1}, e != forStatus && e != forReview
 	case kubeproto.MediaType:
-		return format{kind: formatProtobuf}, kubeproto.Encodes(gvk)
+		return format{kind: formatProtobuf}, e == forReview || kubeproto.Encodes(gvk)
 	}
 	return format{}, false
 }
@@ -102,7 +111,7 @@ func negotiateOne(mediaType string, params map[string]string, e endpoint, gvk en
 // negotiateAs serves the alternate representations of meta.k8s.io.
 func negotiateAs(mediaType, as string, params map[string]string, e endpoint) (format, bool) {
 	v := params["v"]
-	if e == forStatus || mediaType != "application/json" || params["g"] != "meta.k8s.io" || (v != "v1" && v != "v1beta1") {
+	if e == forStatus || e == forReview || mediaType != "application/json" || params["g"] != "meta.k8s.io" || (v != "v1" && v != "v1beta1") {
 		return format{}, false
 	}
 	switch {

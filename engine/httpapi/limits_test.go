@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/tidwall/gjson"
 
 	"github.com/dynapi/dynapi/engine"
@@ -33,8 +35,9 @@ func TestInflightLimits(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusOK)
 	})
-	s := &Server{logger: slog.New(slog.DiscardHandler), readOnly: newInflight(4), mutating: newInflight(2)}
-	h := withRequestInfo(s.limit(handler))
+	s := &Server{logger: slog.New(slog.DiscardHandler), readOnly: newInflight(4), mutating: newInflight(2),
+		metrics: newRequestMetrics(prometheus.NewRegistry())}
+	h := withRequestInfo(s.instrument(s.limit(handler)))
 	serve := func(user, method, target string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, target, nil)
 		if user != "" {
@@ -86,6 +89,12 @@ func TestInflightLimits(t *testing.T) {
 	done.Wait()
 	if w := serve("alice", "GET", list); w.Code != http.StatusOK {
 		t.Errorf("alice after the flood: %d", w.Code)
+	}
+	// Both refusals are terminations in self-defense, as kube-apiserver
+	// counts them.
+	terminated := s.metrics.terminations.WithLabelValues("LIST", "", "", "", "", "namespace", component, "429")
+	if got := testutil.ToFloat64(terminated); got != 2 {
+		t.Errorf("apiserver_request_terminations_total of the 429s = %v, want 2", got)
 	}
 }
 

@@ -43,6 +43,8 @@ func TestRequestMetrics(t *testing.T) {
 		{"duration", `apiserver_request_duration_seconds_count{verb="POST",dry_run="",` + widgetsGV + `,scope="resource"}`, 1},
 		{"the scrape itself in flight", `apiserver_current_inflight_requests{request_kind="readOnly"}`, 1},
 		{"no write in flight", `apiserver_current_inflight_requests{request_kind="mutating"}`, 0},
+		{"response sizes", `apiserver_response_sizes_count{verb="POST",` + widgetsGV + `,scope="resource"}`, 2},
+		{"response size of a health check", `apiserver_response_sizes_sum{verb="GET",subresource="/healthz"}`, 2},
 	}
 	for _, tt := range tests {
 		if got, ok := metricValue(metrics, tt.series); !ok || got != tt.want {
@@ -58,7 +60,8 @@ func TestRequestMetrics(t *testing.T) {
 
 // TestWatchIsLongRunning: an open watch counts in
 // apiserver_longrunning_requests, not among the requests in flight, and
-// still streams through the chain; it stops counting once it ends.
+// still streams through the chain, each event counted and measured; it
+// stops counting once it ends.
 func TestWatchIsLongRunning(t *testing.T) {
 	s := newTestServer(t)
 	const series = `apiserver_longrunning_requests{verb="WATCH",group="shop.example.com",version="v1",resource="widgets",subresource="",scope="namespace",component="apiserver"}`
@@ -69,6 +72,12 @@ func TestWatchIsLongRunning(t *testing.T) {
 	metrics := s.mustDo(http.StatusOK, http.MethodGet, "/metrics", "", "").String()
 	if got, _ := metricValue(metrics, `apiserver_current_inflight_requests{request_kind="readOnly"}`); got != 1 {
 		t.Errorf("requests in flight during a watch: %v, want 1 (the scrape)", got)
+	}
+	for _, series := range []string{`apiserver_watch_events_total{group="shop.example.com",version="v1",resource="widgets"}`,
+		`apiserver_watch_events_sizes_count{group="shop.example.com",version="v1",resource="widgets"}`} {
+		if got, _ := metricValue(metrics, series); got != 1 {
+			t.Errorf("%s = %v after one event, want 1", series, got)
+		}
 	}
 	w.cancel()
 	s.waitMetric(series, 0)

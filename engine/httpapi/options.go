@@ -198,6 +198,7 @@ func readDeleteBody(r *http.Request, opts *metav1.DeleteOptions) error {
 			return err
 		}
 	}
+	auditBody(r, body)
 	queryDryRun := opts.DryRun
 	if err := yaml.Unmarshal(body, opts); err != nil {
 		return engine.Errorf(engine.CodeBadRequest, "invalid DeleteOptions: %v", err)

@@ -65,6 +65,12 @@ type requestInfo struct {
 	// registry snapshot: only then are the names of the path bounded
 	// enough to become metric labels.
 	served bool
+	// user is who authenticate found the request comes from ("": not
+	// known), for the access log, which is written outside authentication.
+	user string
+	// terminated is set when the server refused the request in
+	// self-defense (limits, timeout): apiserver_request_terminations_total.
+	terminated bool
 	// buf holds the path segments of a path of up to 8 of them (the
 	// longest served: apis/{group}/{version}/namespaces/{ns}/{resource}/{name}/status),
 	// so that they take no allocation of their own.

@@ -23,11 +23,24 @@ const (
 )
 
 func (s *Server) reviewRoutes() {
-	s.router.Post(reviewsAuthn+"selfsubjectreviews", s.handleSelfSubjectReview)
-	s.router.Post(reviewsAuthz+"selfsubjectaccessreviews", s.handleSelfSubjectAccessReview)
-	s.router.Post(reviewsAuthz+"selfsubjectrulesreviews", s.handleSelfSubjectRulesReview)
-	s.router.Post(reviewsAuthz+"subjectaccessreviews", s.handleSubjectAccessReview)
-	s.router.Post(reviewsAuthz+"namespaces/{namespace}/localsubjectaccessreviews", s.handleLocalSubjectAccessReview)
+	s.router.Post(reviewsAuthn+"selfsubjectreviews", s.acceptsReview(s.handleSelfSubjectReview))
+	s.router.Post(reviewsAuthz+"selfsubjectaccessreviews", s.acceptsReview(s.handleSelfSubjectAccessReview))
+	s.router.Post(reviewsAuthz+"selfsubjectrulesreviews", s.acceptsReview(s.handleSelfSubjectRulesReview))
+	s.router.Post(reviewsAuthz+"subjectaccessreviews", s.acceptsReview(s.handleSubjectAccessReview))
+	s.router.Post(reviewsAuthz+"namespaces/{namespace}/localsubjectaccessreviews", s.acceptsReview(s.handleLocalSubjectAccessReview))
+}
+
+// acceptsReview answers 406 to a review whose Accept allows only what a
+// review cannot be (a Table, a PartialObjectMetadata: it has no
+// metadata), before reading its body, as kube-apiserver negotiates first.
+func (s *Server) acceptsReview(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, err := negotiate(r, forReview, engine.GroupVersionKind{}); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		next(w, r)
+	}
 }
 
 // requestUser is the request's user; a server without authentication

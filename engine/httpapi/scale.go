@@ -61,6 +61,7 @@ func readScalePatch(r *http.Request) (format, []byte, resource.WriteOptions, err
 	if patch, err = compactJSON(patch); err != nil {
 		return f, nil, resource.WriteOptions{}, err
 	}
+	auditBody(r, patch)
 	opts, err := writeOptions(r, contentType(r))
 	return f, patch, opts, err
 }

@@ -45,6 +45,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		if u != nil {
+			requestInfoFrom(r).user = u.Name
 			r = r.WithContext(engine.WithUser(r.Context(), u))
 		}
 		next.ServeHTTP(w, r)

@@ -47,9 +47,10 @@ func BenchmarkSecurityChain(b *testing.B) {
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	open := &Server{logger: slog.New(slog.DiscardHandler)}
 	secured := &Server{logger: open.logger, authn: authn.Union{tf}, authz: index}
-	m := newRequestMetrics(prometheus.NewRegistry())
+	open.metrics = newRequestMetrics(prometheus.NewRegistry())
+	secured.metrics = open.metrics
 	chain := func(s *Server) http.Handler {
-		return withRequestInfo(m.instrument(s.authenticate(s.authorize(handler))))
+		return withRequestInfo(s.instrument(s.authenticate(s.authorize(handler))))
 	}
 	chains := []struct {
 		name string

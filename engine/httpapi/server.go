@@ -87,6 +87,11 @@ type Options struct {
 	// JWKSURI is the jwks_uri of the discovery document
 	// (--service-account-jwks-uri); empty: the issuer's /openid/v1/jwks.
 	JWKSURI string
+	// HealthChecks, when set, are the named checks of /healthz, /readyz
+	// and (those Live) /livez beside ping and the database's, asked at
+	// each request, since the composition root starts controllers after
+	// the Server is built.
+	HealthChecks func() []HealthCheck
 }
 
 // Server is the HTTP API. Build it with New.
@@ -112,6 +117,7 @@ type Server struct {
 	auditor    Auditor
 	tokens     ServiceAccountTokens // Options.ServiceAccountTokens; may be nil
 	jwksURI    string
+	checks     func() []HealthCheck // Options.HealthChecks; may be nil
 	// authnFailures bounds the log lines of refused logins.
 	authnFailures logLimiter
 	// requestTimeout, minRequestTimeout and bookmarkInterval are Options'.
@@ -127,7 +133,7 @@ func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
 		authn: opts.Authenticator, anonymous: opts.Anonymous, anyHost: opts.InsecureAnyHost, authz: opts.Authorizer,
 		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor,
-		tokens: opts.ServiceAccountTokens, jwksURI: opts.JWKSURI, draining: make(chan struct{})}
+		tokens: opts.ServiceAccountTokens, jwksURI: opts.JWKSURI, checks: opts.HealthChecks, draining: make(chan struct{})}
 	if s.ready == nil {
 		s.ready = func(context.Context) error { return nil }
 	}
@@ -174,12 +180,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // the limits. instrument comes first so that what they refuse is counted
 // too.
 func (s *Server) routes() {
-	s.router.Use(s.recoverPanics, withRequestInfo, s.metrics.instrument, s.authenticate, s.audit,
+	s.router.Use(s.recoverPanics, withRequestInfo, s.instrument, s.authenticate, s.audit,
 		refuseBadQueries, s.guardOpen, s.impersonate, s.authorize, s.limit, s.withTimeout)
 	s.debugRoutes()
-	s.router.Get("/healthz", s.handleHealth("healthz", ping))
-	s.router.Get("/livez", s.handleHealth("livez", ping))
-	s.router.Get("/readyz", s.handleHealth("readyz", ping, healthCheck{"storage", s.ready}))
+	for _, endpoint := range []string{"healthz", "livez", "readyz"} {
+		s.router.Get("/"+endpoint, s.handleHealth(endpoint))
+		s.router.Get("/"+endpoint+"/*", s.handleHealthCheck(endpoint))
+	}
 	s.router.Get("/version", s.handleVersion)
 	s.router.Get("/debug/definitions", s.handleDefinitions)
 	// Discovery answers with and without a trailing slash, as

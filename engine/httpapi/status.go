@@ -100,6 +100,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		s.logger.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
+	if e == errTooMany || e == errTimeout {
+		requestInfoFrom(r).terminated = true // refused in self-defense
+	}
 	st := statusFor(e)
 	if e.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))

@@ -90,7 +90,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 			return // the client went away
 		}
 	}
-	s.stream(w, flusher, events, changed, req.target, enc)
+	s.stream(w, flusher, events, changed, req.target, enc, s.metrics.watchEvents(req.target))
 }
 
 // stream writes events until they end, the client goes away, the server
@@ -98,7 +98,9 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 // then the stream just ends, as kube-apiserver ends the watches of a
 // deleted CustomResourceDefinition, and the client's next request gets 404.
 // Each object goes as enc says.
-func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, enc encoding) {
+// Each event sent is counted in sent.
+func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-chan resource.WatchEvent, changed <-chan struct{}, t resource.Target, enc encoding,
+	sent eventMetrics) {
 	rc := http.NewResponseController(w)
 	for {
 		select {
@@ -113,9 +115,11 @@ func (s *Server) stream(w http.ResponseWriter, flusher http.Flusher, events <-ch
 			// failed write cancels the request, which ends the watch.
 			// Unsupported (a test recorder): no bound.
 			_ = rc.SetWriteDeadline(time.Now().Add(watchWriteTimeout))
-			if err := s.writeEvent(w, ev, enc); err != nil {
+			n, err := s.writeEvent(w, ev, enc)
+			if err != nil {
 				return // the client went away; the caller's cancel ends the watch
 			}
+			sent.observe(n)
 			if flusher != nil {
 				flusher.Flush()
 			}
@@ -143,19 +147,19 @@ type encoding struct {
 	proto bool
 }
 
-// writeEvent writes one event as enc says.
-func (s *Server) writeEvent(w http.ResponseWriter, ev resource.WatchEvent, enc encoding) error {
+// writeEvent writes one event as enc says, and returns the size of its
+// frame (-1 for a row of CSV, which is no event's frame).
+func (s *Server) writeEvent(w http.ResponseWriter, ev resource.WatchEvent, enc encoding) (int, error) {
 	if enc.csv != nil {
-		return enc.csv.write(ev, s.errorMessage)
+		return -1, enc.csv.write(ev, s.errorMessage)
 	}
 	ev.Object = enc.object(ev)
 	frame, err := s.encodeEvent(ev, enc.proto)
 	if err != nil {
 		s.logger.Error("watch event not encoded", "err", err)
-		return err
+		return 0, err
 	}
-	_, err = w.Write(frame)
-	return err
+	return w.Write(frame)
 }
 
 // errorMessage is what a user sees of err: its message, or "internal

@@ -17,6 +17,9 @@ const MediaType = "application/vnd.kubernetes.protobuf"
 // magic starts every body in MediaType, before the runtime.Unknown envelope.
 var magic = []byte("k8s\x00")
 
+// IsProtobuf reports whether body starts as a body in MediaType does.
+func IsProtobuf(body []byte) bool { return bytes.HasPrefix(body, magic) }
+
 // ToJSON decodes body, the magic prefix "k8s\x00" followed by a protobuf
 // runtime.Unknown envelope, into the JSON object it carries, with apiVersion
 // and kind set from the envelope. Errors: BadRequest for a body without the

@@ -30,6 +30,13 @@ func kindModelV2(r *registry.Resource, v *registry.Version) (map[string]any, err
 	if err := json.Unmarshal(v.Schema.Raw(), &s); err != nil {
 		return nil, fmt.Errorf("schema of %s %s: %w", r.Kind, v.Name, err)
 	}
+	if isTrue(s, "x-kubernetes-preserve-unknown-fields") {
+		// As kube's builder: a kind that keeps unknown fields at its root
+		// (a CRD "without validation schema") is an object and nothing
+		// more, not even metadata, which kubectl would take for the only
+		// fields allowed.
+		return map[string]any{"type": "object", "x-kubernetes-group-version-kind": []any{gvk(r.Group, v.Name, r.Kind)}}, nil
+	}
 	toV2(s)
 	props, _ := s["properties"].(map[string]any)
 	if props == nil {

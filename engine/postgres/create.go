@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 )
@@ -44,6 +45,7 @@ FROM checks LEFT JOIN inserted ON true`
 // AlreadyExists; NotFound (Kind "namespaces") when obj.Key.Namespace is set
 // and no such Namespace exists; Forbidden when it is being deleted.
 func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, error) {
+	defer s.metrics.since("create", obj.Key.Resource, time.Now())
 	key, cols := obj.Key, columnsOf(obj.Body)
 	body, remainder, err := seal(ctx, s.transformer(key.Resource), key, obj.Body, obj.Remainder)
 	if err != nil {

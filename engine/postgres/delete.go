@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 )
@@ -40,6 +41,7 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN deleted ON true`
 // storage of kube-apiserver does. A non-zero expectedRV must equal the
 // current resourceVersion. Errors: NotFound, Conflict.
 func (s *Store) Delete(ctx context.Context, key engine.ObjectKey, expectedRV int64) (engine.Object, error) {
+	defer s.metrics.since("delete", key.Resource, time.Now())
 	var curRV, newRV *int64
 	obj := engine.Object{Key: key}
 	err := s.write(ctx, statement{sql: deleteSQL, key: key,

@@ -236,3 +236,13 @@ func TakePosition(ctx context.Context, s *Store, shared bool) error {
 	var pos position
 	return s.pool.QueryRow(ctx, positionSQL).Scan(&pos.lsn, &pos.seq)
 }
+
+// CountObjects counts the objects of each resource for
+// apiserver_storage_objects now.
+func CountObjects(ctx context.Context, s *Store) error { return s.countObjects(ctx) }
+
+// ExecForTest runs sql on s's pool: fixtures too big to write through s.
+func ExecForTest(ctx context.Context, s *Store, sql string) error {
+	_, err := s.pool.Exec(ctx, sql)
+	return err
+}

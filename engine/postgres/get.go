@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 
@@ -19,6 +20,7 @@ WHERE resource = $1 AND namespace = $2 AND name = $3`
 // With replicas, it runs on one that has replayed past the primary's
 // position taken now, else (or should the replica fail) on the primary.
 func (s *Store) Get(ctx context.Context, key engine.ObjectKey) (engine.Object, error) {
+	defer s.metrics.since("get", key.Resource, time.Now())
 	t := s.router.choose(ctx, "get")
 	obj, err := s.getOn(ctx, t, key)
 	if fallback(ctx, t, err) {

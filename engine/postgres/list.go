@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/jackc/pgx/v5"
@@ -30,6 +31,7 @@ import (
 // token, the error carries a fresh token); ServiceUnavailable before the
 // schema is migrated.
 func (s *Store) List(ctx context.Context, opts engine.ListOptions, each func(engine.Object) error) (engine.ListMeta, error) {
+	defer s.metrics.since("list", opts.Resource, time.Now())
 	opts, open := s.listOpener(ctx, opts)
 	st, requested, err := parseListState(opts)
 	if err != nil {

@@ -40,6 +40,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics, when set, registers the Store's metrics.
 	Metrics prometheus.Registerer
+	// CountInterval is how often the objects of each resource are counted
+	// for apiserver_storage_objects (kube-apiserver's
+	// --etcd-count-metric-poll-period), and after Migrate; 0: never.
+	CountInterval time.Duration
 	// Encryption, when set, returns the Transformer of a resource whose
 	// bodies are encrypted at rest, nil for the others (engine/encryption).
 	// Nil: nothing is encrypted, and reads and writes do no extra work.
@@ -98,6 +102,9 @@ type Store struct {
 	written atomic.Int64
 	grown   chan struct{}
 
+	// metrics are nil without Options.Metrics.
+	metrics *storeMetrics
+
 	// beforeCommit, when set (by tests only), runs each write in an
 	// explicit transaction and is called before its COMMIT; an error
 	// rolls the write back.
@@ -152,7 +159,7 @@ func OpenWithOptions(ctx context.Context, databaseURL string, opts Options) (*St
 		return nil, err
 	}
 	s := &Store{pool: pool, background: background, opts: opts.withDefaults(), freshWait: freshWait,
-		grown: make(chan struct{}, 1), lists: newListGate(int(cfg.MaxConns))}
+		grown: make(chan struct{}, 1), lists: newListGate(int(cfg.MaxConns)), metrics: newStoreMetrics(opts.Metrics, pool)}
 	metrics := newReplicaMetrics(s.opts.Metrics)
 	s.router = &router{replicas: replicas, maxLag: s.opts.MaxReplicaLag, metrics: metrics,
 		at: &positions{db: background, queries: metrics.positions}}
@@ -205,6 +212,7 @@ func (s *Store) start(listenConfig *pgx.ConnConfig) {
 	s.running.Go(func() { s.notifier.run(ctx) })
 	s.running.Go(func() { s.compactEvery(ctx, s.opts.CompactInterval) })
 	s.running.Go(func() { s.analyzeWhileSmall(ctx) })
+	s.running.Go(func() { s.countEvery(ctx, s.opts.CountInterval) })
 }
 
 // Close stops the background work, ends every watch (with a
@@ -239,5 +247,6 @@ func (s *Store) Migrate(ctx context.Context, fsys fs.FS) error {
 		return err
 	}
 	s.poller.kick() // it may have been waiting for the schema
+	s.metrics.recount()
 	return nil
 }

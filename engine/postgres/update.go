@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 )
@@ -43,6 +44,7 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN updated ON true`
 // metadata.resourceVersion. Errors: NotFound; Conflict for any other
 // resourceVersion (including 0).
 func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, error) {
+	defer s.metrics.since("update", obj.Key.Resource, time.Now())
 	key, cols := obj.Key, columnsOf(obj.Body)
 	body, remainder, err := seal(ctx, s.transformer(key.Resource), key, obj.Body, obj.Remainder)
 	if err != nil {

@@ -18,7 +18,8 @@
 // and SchemaChecks (for the status endpoint), and Prometheus metrics:
 //
 //	dynapi_definitions_loaded                      resources in the current snapshot
-//	dynapi_definition_problems                     problems of the last build (warnings, which refuse nothing, apart)
-//	dynapi_reloads_total{result="success|failure"} builds, by whether any problem was found
-//	dynapi_last_reload_success_timestamp_seconds   when the last build without problems ended
+//	dynapi_definition_problems{file}               problems of the last build, per file (warnings, which refuse nothing, apart)
+//	dynapi_reloads_total{result="success|failure"} builds: success when new definitions were swapped in
+//	                                               (a refused file serving on as before), failure when a folder could not be read
+//	dynapi_last_reload_success_timestamp_seconds   when the last successful build ended
 package reload

@@ -223,12 +223,21 @@ func (r *Reloader) publish(b *build) {
 // unreadable turns the problem of a folder that cannot be read at all
 // into an error.
 func (r *Reloader) unreadable(problems []registry.Problem) error {
-	for _, p := range problems {
-		if p.File == "." && !p.Warning {
-			return fmt.Errorf("read %s: %s", r.dirOf(p.File, p.Conversion), p.Reason)
-		}
+	if p, ok := unreadableFolder(problems); ok {
+		return fmt.Errorf("read %s: %s", r.dirOf(p.File, p.Conversion), p.Reason)
 	}
 	return nil
+}
+
+// unreadableFolder finds the problem of a folder that cannot be read at
+// all, if any.
+func unreadableFolder(problems []registry.Problem) (registry.Problem, bool) {
+	for _, p := range problems {
+		if p.File == "." && !p.Warning {
+			return p, true
+		}
+	}
+	return registry.Problem{}, false
 }
 
 // dirOf is the folder a problem's or resource's File is relative to; ""

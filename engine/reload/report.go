@@ -19,7 +19,7 @@ func (r *Reloader) report(prev, next *build) {
 			r.logger.Warn("runtime-config key matches no API group or version", "key", key)
 		}
 	}
-	r.metrics.observe(next, r.opts.Now())
+	r.metrics.observe(next, r.opts.Now(), func(p registry.Problem) string { return r.pathOf(p.File, p.Conversion) })
 	level := slog.LevelInfo
 	if next.digest == prev.digest {
 		level = slog.LevelDebug // it read what the build before it read
