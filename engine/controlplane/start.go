@@ -69,6 +69,11 @@ type Config struct {
 	// RootCA, when set, is the PEM CA bundle published in every namespace
 	// as the kube-root-ca.crt ConfigMap, for clients to verify the server.
 	RootCA []byte
+	// AuthenticationConfig, when set, is kube's --authentication-config
+	// file: its JWT issuers join the authenticator chain, its anonymous
+	// section sets HTTP.Anonymous, and a change to it takes effect without
+	// a restart (see authnconfig).
+	AuthenticationConfig string
 }
 
 // ControlPlane is a wired, running API: the one wiring that cmd/dynapi
@@ -142,6 +147,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	c.Go(ctx, func(ctx context.Context) { contents.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	if collector != nil {
 		c.Go(ctx, func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
+	}
+	if err := c.startAuthenticationConfig(ctx, &cfg); err != nil {
+		return err
 	}
 	if err := c.startServiceAccounts(ctx, &cfg); err != nil {
 		return err
