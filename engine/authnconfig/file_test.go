@@ -1,7 +1,6 @@
 package authnconfig
 
 import (
-	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -23,20 +22,7 @@ type issuers struct{ corp, ci *oidctest.Issuer }
 // config returns testdata/NAME with the issuers' URLs and CAs filled in.
 func (is issuers) config(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	quotedCA := func(iss *oidctest.Issuer) string {
-		pem, err := os.ReadFile(iss.CAFile(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, _ := json.Marshal(string(pem)) // a JSON string is a YAML string
-		return string(q)
-	}
-	return []byte(strings.NewReplacer("ISSUER_1", is.corp.URL(), "CA_1", quotedCA(is.corp),
-		"ISSUER_2", is.ci.URL(), "CA_2", quotedCA(is.ci)).Replace(string(b)))
+	return oidctest.Fill(t, filepath.Join("testdata", name), is.corp, is.ci)
 }
 
 func (is issuers) corpToken(t *testing.T, set map[string]any) string {
