@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -26,21 +27,22 @@ type JWT struct {
 	m authenticationcel.CELMapper
 }
 
-// compiler is kube's authentication CEL environment; building it is
-// costly, so it is built once.
-var compiler = authenticationcel.NewDefaultCompiler()
+// compiler is kube's authentication CEL environment: built once, when a
+// server first reads an authentication configuration, so that the others
+// do not pay for it at start.
+var compiler = sync.OnceValue(authenticationcel.NewDefaultCompiler)
 
 // ValidateAuthentication checks an AuthenticationConfiguration with kube's
 // own validation, CEL expressions compiled; disallowedIssuers are the
 // service-account issuers. The error lists every problem with its field
 // path (jwt[0].claimMappings.username.expression: ...).
 func ValidateAuthentication(c *apiserver.AuthenticationConfiguration, disallowedIssuers []string) error {
-	return validation.ValidateAuthenticationConfiguration(compiler, c, disallowedIssuers).ToAggregate()
+	return validation.ValidateAuthenticationConfiguration(compiler(), c, disallowedIssuers).ToAggregate()
 }
 
 // CompileJWT validates one JWT authenticator and compiles its expressions.
 func CompileJWT(a apiserver.JWTAuthenticator, disallowedIssuers []string) (*JWT, error) {
-	m, errs := validation.CompileAndValidateJWTAuthenticator(compiler, a, disallowedIssuers)
+	m, errs := validation.CompileAndValidateJWTAuthenticator(compiler(), a, disallowedIssuers)
 	if err := errs.ToAggregate(); err != nil {
 		return nil, err
 	}
@@ -228,6 +230,10 @@ func stringList(val ref.Val) ([]string, error) {
 	}
 	return out, nil
 }
+
+// What follows is kube's own (plugin/pkg/authenticator/token/oidc), copied
+// because that package is not cheap to import: it brings go-oidc and the
+// egress selector's dialers with it.
 
 // nativeToValueWithUnescape converts a decoded JSON value to CEL, with
 // kube's __dot__ escapes for keys at every depth.
