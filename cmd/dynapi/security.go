@@ -29,13 +29,16 @@ type SecurityConfig struct {
 	AuthorizationMode       string
 	AuthorizationPolicyFile string
 	OIDC                    authn.OIDCOptions
-	MaxRequestsInflight     int
-	MaxMutatingInflight     int
-	RequestTimeout          time.Duration
-	MinRequestTimeout       int // seconds, as kube's flag
-	AuditPolicyFile         string
-	AuditLog                audit.Options
-	ServiceAccounts         ServiceAccountConfig
+	// AuthenticationConfig is kube's --authentication-config file (JWT
+	// issuers, anonymous settings), followed while serving.
+	AuthenticationConfig string
+	MaxRequestsInflight  int
+	MaxMutatingInflight  int
+	RequestTimeout       time.Duration
+	MinRequestTimeout    int // seconds, as kube's flag
+	AuditPolicyFile      string
+	AuditLog             audit.Options
+	ServiceAccounts      ServiceAccountConfig
 }
 
 // ServiceAccountConfig is kube-apiserver's service-account token flags.
@@ -68,6 +71,9 @@ func securityFlags(fs *flag.FlagSet, c *SecurityConfig, withEnv func(name, env s
 	fs.StringVar(&c.OIDC.GroupsClaim, "oidc-groups-claim", "", "the JWT claim that lists the user's groups")
 	fs.StringVar(&c.OIDC.GroupsPrefix, "oidc-groups-prefix", "", "prefix of group names from OIDC")
 	fs.StringVar(&c.OIDC.CAFile, "oidc-ca-file", "", "CA of the OIDC issuer's serving certificate (default: the system's)")
+	fs.StringVar(&c.AuthenticationConfig, "authentication-config", "",
+		"apiserver.config.k8s.io AuthenticationConfiguration file: JWT issuers with claim rules and mappings, anonymous settings; "+
+			"reloaded when it changes; not with --oidc-* flags"+withEnv("authentication-config", "DYNAPI_AUTHENTICATION_CONFIG"))
 	fs.BoolVar(&c.AnonymousAuth, "anonymous-auth", false,
 		"serve requests without credentials as system:anonymous instead of answering 401"+withEnv("anonymous-auth", "DYNAPI_ANONYMOUS_AUTH"))
 	fs.BoolVar(&c.InsecureAllowAnyAddress, "insecure-allow-any-address", false,
@@ -129,15 +135,24 @@ func (c SecurityConfig) check() error {
 	if (c.AuditPolicyFile == "") != (c.AuditLog.Path == "") {
 		return fmt.Errorf("--audit-policy-file and --audit-log-path go together")
 	}
+	if c.AuthenticationConfig != "" && c.oidcFlagsSet() {
+		return fmt.Errorf("authentication-config file and oidc-* flags are mutually exclusive")
+	}
 	if (c.OIDC.IssuerURL == "") != (c.OIDC.ClientID == "") {
 		return fmt.Errorf("--oidc-issuer-url and --oidc-client-id go together")
 	}
 	return nil
 }
 
+// oidcFlagsSet reports whether any --oidc-* flag is given a value other
+// than its default.
+func (c SecurityConfig) oidcFlagsSet() bool {
+	return c.OIDC != (authn.OIDCOptions{}) && c.OIDC != (authn.OIDCOptions{UsernameClaim: "sub"})
+}
+
 // authenticated reports whether any authenticator is configured.
 func (c SecurityConfig) authenticated() bool {
-	return c.TokenAuthFile != "" || c.ClientCAFile != "" || c.OIDC.IssuerURL != ""
+	return c.TokenAuthFile != "" || c.ClientCAFile != "" || c.OIDC.IssuerURL != "" || c.AuthenticationConfig != ""
 }
 
 // authenticators builds the configured authenticators.
@@ -179,7 +194,7 @@ func (c SecurityConfig) checkListen(addr string) error {
 	}
 	return fmt.Errorf("refusing to listen on %s with no authentication configured: anyone who reaches it could read and change "+
 		"everything. Let dynapi bootstrap its certificates and RBAC (--bootstrap, without --tls-cert-file), configure --token-auth-file, "+
-		"--client-ca-file or --oidc-issuer-url, listen on 127.0.0.1, or pass --insecure-allow-any-address", addr)
+		"--client-ca-file, --oidc-issuer-url or --authentication-config, listen on 127.0.0.1, or pass --insecure-allow-any-address", addr)
 }
 
 // loopback reports whether addr (host:port) is reachable from this
@@ -210,7 +225,7 @@ const (
 func (cfg Config) warnings() []string {
 	sec := cfg.Security
 	var out []string
-	tokens := sec.TokenAuthFile != "" || sec.OIDC.IssuerURL != ""
+	tokens := sec.TokenAuthFile != "" || sec.OIDC.IssuerURL != "" || sec.AuthenticationConfig != ""
 	if local, _ := loopback(cfg.Listen); tokens && !local && cfg.TLSCertFile == "" {
 		out = append(out, warnClearTokens)
 	}

@@ -80,7 +80,8 @@ func (m *Main) controlPlaneConfig() (controlplane.Config, error) {
 	cfg := controlplane.Config{Service: resource.New(m.store), Logger: m.Logger, Files: files,
 		HTTP: httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics,
 			Profiling: m.Config.Profiling, BookmarkInterval: m.Config.WatchBookmarkInterval},
-		Collect: m.store, FieldIndexes: m.store, MigrationBatch: m.Config.MigrateBatch}
+		Collect: m.store, FieldIndexes: m.store, MigrationBatch: m.Config.MigrateBatch,
+		AuthenticationConfig: m.Config.Security.AuthenticationConfig}
 	if cfg.Webhooks, err = m.webhooks(); err != nil {
 		return controlplane.Config{}, err
 	}

@@ -1,6 +1,7 @@
 // Package authn authenticates requests as kube-apiserver does: static
 // bearer tokens from a CSV file, TLS client certificates signed by a
-// client CA, and JWTs of an OIDC issuer. Each authenticator tells who a
+// client CA, and JWTs of OIDC issuers (the --oidc-* flags or kube's
+// AuthenticationConfiguration). Each authenticator tells who a
 // request comes from, or that it cannot tell; Union tries them in turn and
 // puts every user it finds in system:authenticated.
 package authn

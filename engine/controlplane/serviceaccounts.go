@@ -86,11 +86,8 @@ func newTokens(ctx context.Context, sa *ServiceAccounts, lookup satoken.Lookup) 
 	if err != nil {
 		return nil, fmt.Errorf("service account signing key: %w", err)
 	}
-	opts := satoken.Options{Issuers: sa.Issuers, Audiences: sa.Audiences, SigningKey: key,
+	opts := satoken.Options{Issuers: serviceAccountIssuers(sa), Audiences: sa.Audiences, SigningKey: key,
 		MaxExpiration: sa.MaxExpiration, Lookup: lookup}
-	if len(opts.Issuers) == 0 {
-		opts.Issuers = []string{DefaultIssuer}
-	}
 	if sa.PublicKeys != nil {
 		if opts.PublicKeys, err = satoken.ParsePublicKeys(sa.PublicKeys); err != nil {
 			return nil, fmt.Errorf("service account key file: %w", err)

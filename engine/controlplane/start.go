@@ -72,6 +72,11 @@ type Config struct {
 	// RootCA, when set, is the PEM CA bundle published in every namespace
 	// as the kube-root-ca.crt ConfigMap, for clients to verify the server.
 	RootCA []byte
+	// AuthenticationConfig, when set, is kube's --authentication-config
+	// file: its JWT issuers join the authenticator chain, its anonymous
+	// section sets HTTP.Anonymous, and a change to it takes effect without
+	// a restart (see authnconfig).
+	AuthenticationConfig string
 }
 
 // ControlPlane is a wired, running API: the one wiring that cmd/dynapi
@@ -159,6 +164,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	c.goController(ctx, "storage-version-migrator", func(ctx context.Context) { kinds.Migrations.Run(ctx, c.snapshots, svmRecheck, cfg.Logger) })
 	if collector != nil {
 		c.goController(ctx, "garbage-collector", func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
+	}
+	if err := c.startAuthenticationConfig(ctx, &cfg); err != nil {
+		return err
 	}
 	if err := c.startServiceAccounts(ctx, &cfg); err != nil {
 		return err

@@ -67,7 +67,7 @@ func loopbackHost(host string) bool {
 func foreignHostError(host string) *engine.Error {
 	return engine.Errorf(engine.CodeForbidden, "host %q is not served: without authentication, dynapi serves only loopback "+
 		"host names (localhost, 127.0.0.1, [::1]), so that no web page can reach it through DNS rebinding; configure "+
-		"authentication (--token-auth-file, --client-ca-file or --oidc-issuer-url) to serve other names", host)
+		"authentication (--token-auth-file, --client-ca-file, --oidc-issuer-url or --authentication-config) to serve other names", host)
 }
 
 // errNoContentType refuses a POST whose body names no media type.

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/dynapi/dynapi/engine"
@@ -38,7 +39,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			r.Header.Del("Authorization")        // as kube: no handler sees the credentials
 			connlimit.Authenticated(r.Context()) // its connection is proven: see connlimit
 		case openPath(r.URL.Path):
-		case err == nil && s.anonymous:
+		case err == nil && s.anonymousAllowed(r.URL.Path):
 			u = anonymousUser
 		default:
 			s.refuseUnauthenticated(w, r, err)
@@ -50,6 +51,13 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// anonymousAllowed reports whether a request for path may be served
+// anonymously: as kube's anonymous authenticator, when enabled, for every
+// path or, with conditions, for the paths they name exactly.
+func (s *Server) anonymousAllowed(path string) bool {
+	return s.anonymous && (s.anonymousPaths == nil || slices.Contains(s.anonymousPaths, path))
 }
 
 // authorize asks the authorizer whether the user may do what the request

@@ -55,6 +55,10 @@ type Options struct {
 	// Anonymous serves a request without credentials as system:anonymous
 	// rather than refusing it with 401 (with an Authenticator only).
 	Anonymous bool
+	// AnonymousPaths, when set, are the only paths a request without
+	// credentials is served anonymously for: the conditions of kube's
+	// AuthenticationConfiguration anonymous section.
+	AnonymousPaths []string
 	// InsecureAnyHost serves, with no Authenticator, a request whose Host
 	// is not a loopback name (which is refused otherwise, against DNS
 	// rebinding): for a server told to listen beyond loopback without
@@ -110,14 +114,16 @@ type Server struct {
 	profiling  bool
 	authn      authn.Authenticator
 	anonymous  bool
-	anyHost    bool // Options.InsecureAnyHost
-	authz      authz.Authorizer
-	readOnly   *inflight
-	mutating   *inflight
-	auditor    Auditor
-	tokens     ServiceAccountTokens // Options.ServiceAccountTokens; may be nil
-	jwksURI    string
-	checks     func() []HealthCheck // Options.HealthChecks; may be nil
+	// anonymousPaths limit anonymous to these paths; nil: every path.
+	anonymousPaths []string
+	anyHost        bool // Options.InsecureAnyHost
+	authz          authz.Authorizer
+	readOnly       *inflight
+	mutating       *inflight
+	auditor        Auditor
+	tokens         ServiceAccountTokens // Options.ServiceAccountTokens; may be nil
+	jwksURI        string
+	checks         func() []HealthCheck // Options.HealthChecks; may be nil
 	// authnFailures bounds the log lines of refused logins.
 	authnFailures logLimiter
 	// requestTimeout, minRequestTimeout and bookmarkInterval are Options'.
@@ -131,7 +137,7 @@ type Server struct {
 func New(service *resource.Service, snapshots Snapshots, opts Options) *Server {
 	s := &Server{service: service, snapshots: snapshots, ready: opts.Ready, down: opts.Unavailable, logger: opts.Logger,
 		router: chi.NewRouter(), registry: opts.Metrics, profiling: opts.Profiling,
-		authn: opts.Authenticator, anonymous: opts.Anonymous, anyHost: opts.InsecureAnyHost, authz: opts.Authorizer,
+		authn: opts.Authenticator, anonymous: opts.Anonymous, anonymousPaths: opts.AnonymousPaths, anyHost: opts.InsecureAnyHost, authz: opts.Authorizer,
 		readOnly: newInflight(opts.MaxRequestsInflight), mutating: newInflight(opts.MaxMutatingInflight), auditor: opts.Auditor,
 		tokens: opts.ServiceAccountTokens, jwksURI: opts.JWKSURI, checks: opts.HealthChecks, draining: make(chan struct{})}
 	if s.ready == nil {

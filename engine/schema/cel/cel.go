@@ -4,7 +4,9 @@
 // and metadata of x-kubernetes-embedded-resource objects. It wraps
 // Kubernetes' own code (k8s.io/apiextensions-apiserver's structural schema,
 // CEL validator and list-type check, k8s.io/apiserver's CEL environment and
-// libraries), and is the only package that imports cel-go or those.
+// libraries), and is the only package that imports cel-go or those. It
+// also compiles and evaluates the CEL of kube's AuthenticationConfiguration
+// (claim and user validation rules, claim mappings: see JWT).
 //
 // Rules are compiled once, when a schema is compiled; objects are decoded
 // into Go maps only for schemas that need it, so kinds with nothing to

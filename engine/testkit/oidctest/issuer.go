@@ -11,11 +11,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -56,12 +58,16 @@ func (iss *Issuer) URL() string { return iss.srv.URL }
 // Fetches is how often the JWKS was fetched.
 func (iss *Issuer) Fetches() int { return int(iss.fetches.Load()) }
 
+// CA is the issuer's certificate in PEM, for a client to trust.
+func (iss *Issuer) CA() string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: iss.srv.Certificate().Raw}))
+}
+
 // CAFile writes the issuer's certificate to a file, for a client to trust.
 func (iss *Issuer) CAFile(t testing.TB) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "issuer.crt")
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: iss.srv.Certificate().Raw})
-	if err := os.WriteFile(p, pemBytes, 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(iss.CA()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -82,4 +88,22 @@ func (iss *Issuer) Sign(t testing.TB, kid string, claims map[string]any) string 
 		t.Fatal(err)
 	}
 	return signed + "." + base64.RawURLEncoding.EncodeToString(sig)
+}
+
+// Fill returns the file at path (an AuthenticationConfiguration, say) with
+// ISSUER_1, CA_1, ISSUER_2, CA_2... replaced by the URL and the quoted
+// PEM certificate (a JSON string, which YAML reads too) of issuers[0],
+// issuers[1]...
+func Fill(t testing.TB, path string, issuers ...*Issuer) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs []string
+	for i, iss := range issuers {
+		ca, _ := json.Marshal(iss.CA())
+		pairs = append(pairs, fmt.Sprintf("ISSUER_%d", i+1), iss.URL(), fmt.Sprintf("CA_%d", i+1), string(ca))
+	}
+	return []byte(strings.NewReplacer(pairs...).Replace(string(b)))
 }
