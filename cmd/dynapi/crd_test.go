@@ -47,9 +47,12 @@ func TestDefinitionsThroughTheAPIOnTwoProcesses(t *testing.T) {
 	}
 	waitForConditions(t, a+crdsPath+"/crontabs.stable.example.com", "NamesAccepted=True:NoConflicts Established=True:InitialNamesAccepted")
 
-	// shop.example.com's widgets come from schemas/; v7 would show if served.
-	mustDo(t, http.StatusCreated, http.MethodPost, b+crdsPath, cronTabCRD("shop.example.com", "widgets", "Thing", "v7"))
-	waitForConditions(t, a+crdsPath+"/widgets.shop.example.com", "NamesAccepted=False:PluralConflict Established=False:NotAccepted")
+	// shop.example.com's widgets come from schemas/: a definition that
+	// differs from the file is refused, naming it; v7 would show if served.
+	refused := mustDo(t, http.StatusUnprocessableEntity, http.MethodPost, b+crdsPath, cronTabCRD("shop.example.com", "widgets", "Thing", "v7"))
+	if !strings.Contains(refused, "definition file shop.example.com/widget.yaml") {
+		t.Fatalf("the refusal does not name the file: %s", refused)
+	}
 	mustDo(t, http.StatusNotFound, http.MethodGet, b+"/apis/shop.example.com/v7/namespaces/default/widgets", "")
 
 	mustDo(t, http.StatusOK, http.MethodDelete, a+crdsPath+"/crontabs.stable.example.com", "")

@@ -41,6 +41,9 @@ var (
 func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []registry.Problem) (s status, changed bool) {
 	p := c.passOf(snap, problems)
 	d := c.definitionOf(obj)
+	if r, ok := servedByFile(snap, obj); ok {
+		return c.fileStatus(d, r)
+	}
 	name, n := d.name, d.names
 	held := p.heldBefore(d)
 	held.addAll(p.files[d.group])
@@ -64,6 +67,18 @@ func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []re
 	s = status{
 		Conditions:     []condition{c.since(accept, old), c.since(est, old)},
 		AcceptedNames:  acceptedNames,
+		StoredVersions: stored,
+	}
+	return s, s.json() != oldJSON
+}
+
+// fileStatus is the status of definition d, which matches the file
+// resource r: served, by the file.
+func (c *Controller) fileStatus(d *definition, r *registry.Resource) (status, bool) {
+	old, oldJSON, stored := d.written()
+	s := status{
+		Conditions:     []condition{c.since(namesAccepted, old), c.since(established, old), c.since(fileCondition(r), old)},
+		AcceptedNames:  namesOf(r),
 		StoredVersions: stored,
 	}
 	return s, s.json() != oldJSON
