@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
@@ -70,8 +71,14 @@ func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, d
 		return err
 	}
 	c.Go(ctx, controller.Run)
+	cleaner := crd.NewCleaner(cfg.Service, defs, cfg.Logger)
+	c.Go(ctx, func(ctx context.Context) { cleaner.Run(ctx, crdRecheck) })
 	return nil
 }
+
+// crdRecheck is how often the Cleaner looks for definitions being
+// deleted, through whichever process they were deleted.
+const crdRecheck = time.Second
 
 // storedLister is the service's stored objects as reload.StoredObjects
 // reads them.

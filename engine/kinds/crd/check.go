@@ -96,6 +96,8 @@ type Strategy struct {
 	// Snapshots gives the registry's current snapshot, whose definition
 	// files a definition must match to define their kinds too.
 	Snapshots interface{ Load() *registry.Snapshot }
+	// Service counts the objects of a protected definition's kind.
+	Service *resource.Service
 }
 
 // Validate runs Check and kube's checks of spec.conversion, and refuses a

@@ -69,7 +69,7 @@ type Controller struct {
 // service with defs, and registers the kind's Strategy with service, so
 // that it refuses a definition the registry would refuse.
 func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
-	service.Register(GroupResource, Strategy{Snapshots: defs})
+	service.Register(GroupResource, Strategy{Snapshots: defs, Service: service})
 	return &Controller{service: service, defs: defs, logger: logger, Now: time.Now, Retry: time.Second,
 		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
 }

@@ -65,7 +65,7 @@ func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []re
 	}
 	old, oldJSON, stored := d.written()
 	s = status{
-		Conditions:     []condition{c.since(accept, old), c.since(est, old)},
+		Conditions:     append([]condition{c.since(accept, old), c.since(est, old)}, terminating(old)...),
 		AcceptedNames:  acceptedNames,
 		StoredVersions: stored,
 	}
@@ -77,11 +77,22 @@ func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []re
 func (c *Controller) fileStatus(d *definition, r *registry.Resource) (status, bool) {
 	old, oldJSON, stored := d.written()
 	s := status{
-		Conditions:     []condition{c.since(namesAccepted, old), c.since(established, old), c.since(fileCondition(r), old)},
+		Conditions:     append([]condition{c.since(namesAccepted, old), c.since(established, old), c.since(fileCondition(r), old)}, terminating(old)...),
 		AcceptedNames:  namesOf(r),
 		StoredVersions: stored,
 	}
 	return s, s.json() != oldJSON
+}
+
+// terminating is the Terminating condition of old, which the Cleaner
+// writes and the Controller keeps.
+func terminating(old status) []condition {
+	for _, c := range old.Conditions {
+		if c.Type == "Terminating" {
+			return []condition{c}
+		}
+	}
+	return nil
 }
 
 func (s status) json() string {
