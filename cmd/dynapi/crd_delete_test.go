@@ -69,24 +69,37 @@ func TestDefinitionDeletionCleansUp(t *testing.T) {
 	}
 }
 
-// A definition with the protection annotation is not deleted while
-// objects of its kind are stored: a 409 that says why.
+// A protected definition, by its annotation or by the server's
+// --crd-deletion-protection, is not deleted while objects of its kind are
+// stored: a 409 that says why; once they are gone, it is.
 func TestProtectedDefinition(t *testing.T) {
 	url, _ := startPostgres(t)
-	base := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
-	protected := strings.Replace(cronTabCRD("stable.example.com", "crontabs", "CronTab", "v1"), `"metadata":{`,
+	annotated := strings.Replace(cronTabCRD("stable.example.com", "crontabs", "CronTab", "v1"), `"metadata":{`,
 		`"metadata":{"annotations":{"dynapi.dev/deletion-protection":"true"},`, 1)
-	mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, protected)
-	waitFor(t, http.StatusOK, crontabsPath, base)
-	createCronTabs(t, base, 1)
-	refused := mustDo(t, http.StatusConflict, http.MethodDelete, base+crdsPath+"/crontabs.stable.example.com", "")
-	if msg := gjson.Get(refused, "message").Str; !strings.Contains(msg, `crontabs.stable.example.com still has objects`) ||
-		!strings.Contains(msg, `dynapi.dev/deletion-protection: "true"`) {
-		t.Fatalf("refusal: %s", refused)
+	tests := []struct {
+		name, crd string
+		cfg       Config
+		why       string
+	}{
+		{"annotation", annotated, Config{DatabaseURL: url}, `it carries the annotation dynapi.dev/deletion-protection: "true"`},
+		{"server", cronTabCRD("stable.example.com", "crontabs", "CronTab", "v1"), Config{DatabaseURL: url, CRDDeletionProtection: true},
+			"the server protects every definition (--crd-deletion-protection)"},
 	}
-	mustDo(t, http.StatusOK, http.MethodDelete, base+crontabsPath+"/c0", "")
-	mustDo(t, http.StatusOK, http.MethodDelete, base+crdsPath+"/crontabs.stable.example.com", "")
-	waitFor(t, http.StatusNotFound, crdsPath+"/crontabs.stable.example.com", base)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := "http://" + startMain(t, tt.cfg).Addr()
+			mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, tt.crd)
+			waitFor(t, http.StatusOK, crontabsPath, base)
+			createCronTabs(t, base, 1)
+			refused := mustDo(t, http.StatusConflict, http.MethodDelete, base+crdsPath+"/crontabs.stable.example.com", "")
+			if msg := gjson.Get(refused, "message").Str; !strings.Contains(msg, "crontabs.stable.example.com still has objects") || !strings.Contains(msg, tt.why) {
+				t.Fatalf("refusal: %s", refused)
+			}
+			mustDo(t, http.StatusOK, http.MethodDelete, base+crontabsPath+"/c0", "")
+			mustDo(t, http.StatusOK, http.MethodDelete, base+crdsPath+"/crontabs.stable.example.com", "")
+			waitFor(t, http.StatusNotFound, crdsPath+"/crontabs.stable.example.com", base)
+		})
+	}
 }
 
 // createCronTabs creates n CronTabs, c0..c(n-1), over 16 connections.

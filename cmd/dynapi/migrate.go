@@ -44,7 +44,7 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 	if err := defs.Reload(); err != nil {
 		return err
 	}
-	if err := crd.New(resource.New(m.store), defs, logger).Sync(ctx); err != nil {
+	if err := crd.New(resource.New(m.store), defs, logger, crd.Options{}).Sync(ctx); err != nil {
 		return err
 	}
 	for _, res := range defs.Load().Resources() {

@@ -24,6 +24,9 @@ type Files struct {
 	// Progress, when set, is told how far each load's compiling is (see
 	// registry.LoadOptions.Progress).
 	Progress func(done, total int)
+	// DeletionProtection refuses to delete a definition created through
+	// the API while objects of its kind are stored (crd.Options).
+	DeletionProtection bool
 }
 
 // startDefinitions loads cfg.Files and follows them until Close, and
@@ -66,7 +69,7 @@ func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, d
 	if defs == nil {
 		return nil
 	}
-	controller := crd.New(cfg.Service, defs, cfg.Logger)
+	controller := crd.New(cfg.Service, defs, cfg.Logger, crd.Options{DeletionProtection: cfg.Files.DeletionProtection})
 	if err := controller.Sync(ctx); err != nil {
 		return err
 	}

@@ -98,6 +98,9 @@ type Strategy struct {
 	Snapshots interface{ Load() *registry.Snapshot }
 	// Service counts the objects of a protected definition's kind.
 	Service *resource.Service
+	// DeletionProtection protects every definition, as if each carried
+	// ProtectionAnnotation.
+	DeletionProtection bool
 }
 
 // Validate runs Check and kube's checks of spec.conversion, and refuses a

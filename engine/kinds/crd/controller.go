@@ -65,11 +65,18 @@ type Controller struct {
 	blocked map[string]bool        // the definitions not handed (see servable)
 }
 
+// Options are what the server says of the definitions through the API.
+type Options struct {
+	// DeletionProtection protects every definition as the protection
+	// annotation does (see Strategy.PrepareForDelete).
+	DeletionProtection bool
+}
+
 // New returns a Controller that serves the definitions stored through
 // service with defs, and registers the kind's Strategy with service, so
 // that it refuses a definition the registry would refuse.
-func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
-	service.Register(GroupResource, Strategy{Snapshots: defs, Service: service})
+func New(service *resource.Service, defs Definitions, logger *slog.Logger, opts Options) *Controller {
+	service.Register(GroupResource, Strategy{Snapshots: defs, Service: service, DeletionProtection: opts.DeletionProtection})
 	return &Controller{service: service, defs: defs, logger: logger, Now: time.Now, Retry: time.Second,
 		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
 }

@@ -47,7 +47,8 @@ func (s Strategy) PrepareForDelete(w *resource.Write) (bool, error) {
 // protect refuses the delete of a protected definition whose kind still
 // has stored objects.
 func (s Strategy) protect(w *resource.Write) error {
-	if gjson.GetBytes(w.Object, "metadata.annotations."+gjson.Escape(ProtectionAnnotation)).Str != "true" {
+	annotated := gjson.GetBytes(w.Object, "metadata.annotations."+gjson.Escape(ProtectionAnnotation)).Str == "true"
+	if !annotated && !s.DeletionProtection {
 		return nil
 	}
 	gr := engine.GroupResource{Group: gjson.GetBytes(w.Object, "spec.group").Str, Resource: gjson.GetBytes(w.Object, "spec.names.plural").Str}
@@ -61,7 +62,10 @@ func (s Strategy) protect(w *resource.Write) error {
 	if n == 0 {
 		return nil
 	}
+	why := fmt.Sprintf("it carries the annotation %s: %q", ProtectionAnnotation, "true")
+	if !annotated {
+		why = "the server protects every definition (--crd-deletion-protection)"
+	}
 	return engine.NewConflict(GroupResource, w.Name, fmt.Sprintf(
-		"%s still has objects, and deleting the definition would delete them: it carries the annotation %s: \"true\"; delete the objects first",
-		gr, ProtectionAnnotation))
+		"%s still has objects, and deleting the definition would delete them: %s; delete the objects first", gr, why))
 }
