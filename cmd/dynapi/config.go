@@ -74,6 +74,9 @@ type Config struct {
 	// authentication, make its own CA, certificates and admin kubeconfig
 	// in DataDir and turn RBAC on, rather than refuse to start.
 	Bootstrap bool
+	// CRDDeletionProtection refuses to delete a CustomResourceDefinition
+	// while objects of its kind are stored.
+	CRDDeletionProtection bool
 	// Version asks for dynapi's version instead of running the command.
 	Version bool
 	// ProgressInterval is how long loading the definitions takes before
@@ -196,6 +199,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		fs.StringVar(&c.WebhookServiceMap, "webhook-service-map", "",
 			"YAML file mapping webhook services (\"namespace/name[:port]\") to addresses (\"host:port\"), looked up before --webhook-service-resolver (read at start)"+
 				withEnv("webhook-service-map", "DYNAPI_WEBHOOK_SERVICE_MAP"))
+		fs.BoolVar(&c.CRDDeletionProtection, "crd-deletion-protection", false,
+			"refuse to delete a CustomResourceDefinition while objects of its kind are stored (409), as its annotation dynapi.dev/deletion-protection does"+
+				withEnv("crd-deletion-protection", "DYNAPI_CRD_DELETION_PROTECTION"))
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
 		fs.DurationVar(&c.CountMetricPollPeriod, "count-metric-poll-period", time.Minute,

@@ -29,9 +29,9 @@ func cronTabCRD(group, plural, kind, version string) string {
 
 // Two dynapi processes on one database: a definition created through one
 // is served by both within 2 s, with its status; one that claims the plural
-// of a definition file is stored but not served; deleting a definition
-// unserves its kind and keeps its objects, which come back with it; a
-// process started later serves what is stored.
+// of a definition file is refused; deleting a definition deletes its
+// objects and unserves its kind; a process started later serves what is
+// stored.
 func TestDefinitionsThroughTheAPIOnTwoProcesses(t *testing.T) {
 	url, _ := startPostgres(t)
 	a := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
@@ -47,18 +47,23 @@ func TestDefinitionsThroughTheAPIOnTwoProcesses(t *testing.T) {
 	}
 	waitForConditions(t, a+crdsPath+"/crontabs.stable.example.com", "NamesAccepted=True:NoConflicts Established=True:InitialNamesAccepted")
 
-	// shop.example.com's widgets come from schemas/; v7 would show if served.
-	mustDo(t, http.StatusCreated, http.MethodPost, b+crdsPath, cronTabCRD("shop.example.com", "widgets", "Thing", "v7"))
-	waitForConditions(t, a+crdsPath+"/widgets.shop.example.com", "NamesAccepted=False:PluralConflict Established=False:NotAccepted")
+	// shop.example.com's widgets come from schemas/: a definition that
+	// differs from the file is refused, naming it; v7 would show if served.
+	refused := mustDo(t, http.StatusUnprocessableEntity, http.MethodPost, b+crdsPath, cronTabCRD("shop.example.com", "widgets", "Thing", "v7"))
+	if !strings.Contains(refused, "definition file shop.example.com/widget.yaml") {
+		t.Fatalf("the refusal does not name the file: %s", refused)
+	}
 	mustDo(t, http.StatusNotFound, http.MethodGet, b+"/apis/shop.example.com/v7/namespaces/default/widgets", "")
 
 	mustDo(t, http.StatusOK, http.MethodDelete, a+crdsPath+"/crontabs.stable.example.com", "")
 	waitFor(t, http.StatusNotFound, crontabsPath, a, b)
 	mustDo(t, http.StatusCreated, http.MethodPost, b+crdsPath, cronTab)
-	waitFor(t, http.StatusOK, crontabsPath+"/nightly", a, b)
-	again := mustDo(t, http.StatusOK, http.MethodGet, a+crontabsPath+"/nightly", "")
-	if gjson.Get(again, "metadata.uid").Str != gjson.Get(created, "metadata.uid").Str {
-		t.Fatalf("the re-created definition serves another object: %s", again)
+	waitFor(t, http.StatusOK, crontabsPath, a, b)
+	mustDo(t, http.StatusNotFound, http.MethodGet, a+crontabsPath+"/nightly", "") // deleted with its definition
+	again := mustDo(t, http.StatusCreated, http.MethodPost, b+crontabsPath,
+		`{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"nightly"},"spec":{"cron":"0 3 * * *"}}`)
+	if gjson.Get(again, "metadata.uid").Str == gjson.Get(created, "metadata.uid").Str {
+		t.Fatalf("the object created again is the old one: %s", again)
 	}
 
 	// A process started later serves the stored definitions from the start.

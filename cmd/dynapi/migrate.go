@@ -53,7 +53,7 @@ func migrate(ctx context.Context, cfg Config, logger *slog.Logger, stdout io.Wri
 	// otherwise be rewritten by apiVersion alone.
 	service := resource.New(m.store)
 	controlplane.Register(service)
-	if err := crd.New(service, defs, logger).Sync(ctx); err != nil {
+	if err := crd.New(service, defs, logger, crd.Options{}).Sync(ctx); err != nil {
 		return err
 	}
 	if err := conversionrules.New(service, defs, logger).Sync(ctx); err != nil {

@@ -17,5 +17,6 @@ func (cfg Config) files() (*controlplane.Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &controlplane.Files{Schemas: cfg.Schemas, Conversions: cfg.Conversions, RuntimeConfig: runtimeConfig, Policy: policy}, nil
+	return &controlplane.Files{Schemas: cfg.Schemas, Conversions: cfg.Conversions, RuntimeConfig: runtimeConfig, Policy: policy,
+		DeletionProtection: cfg.CRDDeletionProtection}, nil
 }

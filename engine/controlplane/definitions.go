@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"time"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/admissionpolicy"
@@ -25,6 +26,9 @@ type Files struct {
 	// Progress, when set, is told how far each load's compiling is (see
 	// registry.LoadOptions.Progress).
 	Progress func(done, total int)
+	// DeletionProtection refuses to delete a definition created through
+	// the API while objects of its kind are stored (crd.Options).
+	DeletionProtection bool
 }
 
 // startDefinitions loads cfg.Files and follows them until Close, and
@@ -67,7 +71,7 @@ func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, d
 	if defs == nil {
 		return nil
 	}
-	controller := crd.New(cfg.Service, defs, cfg.Logger)
+	controller := crd.New(cfg.Service, defs, cfg.Logger, crd.Options{DeletionProtection: cfg.Files.DeletionProtection})
 	if err := controller.Sync(ctx); err != nil {
 		return err
 	}
@@ -88,8 +92,14 @@ func (c *ControlPlane) serveStoredConversions(ctx context.Context, cfg Config, d
 		return err
 	}
 	c.Go(ctx, controller.Run)
+	cleaner := crd.NewCleaner(cfg.Service, defs, cfg.Logger)
+	c.Go(ctx, func(ctx context.Context) { cleaner.Run(ctx, crdRecheck) })
 	return nil
 }
+
+// crdRecheck is how often the Cleaner looks for definitions being
+// deleted, through whichever process they were deleted.
+const crdRecheck = time.Second
 
 // storedLister is the service's stored objects as reload.StoredObjects
 // reads them.

@@ -190,7 +190,10 @@ func (e encoding) object(ev resource.WatchEvent) []byte {
 		return ev.Object
 	case e.meta != "":
 		return partialObjectMetadata(e.meta, ev.Object)
-	case e.table != nil && ev.Type != engine.EventBookmark:
+	case e.table != nil:
+		// Bookmarks too, as kube-apiserver's watch encoder transforms
+		// every event: client-go's streaming list reads the end of the
+		// initial events from the row's object.
 		return e.table.Single(ev.Object)
 	}
 	return ev.Object

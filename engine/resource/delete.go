@@ -109,16 +109,24 @@ func checkPreconditions(t Target, old engine.Object, opts DeleteOptions) error {
 	return nil
 }
 
-// DeleteCollection deletes every object the list options select, each as
-// Delete would, and returns them in the target's version.
-// Errors: those of List and Delete.
+// DeleteCollection deletes every object the list options select (selectable
+// fields as a list selects them), each as Delete would, and returns them in
+// the target's version. Errors: those of List and Delete.
 func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.ListOptions, opts DeleteOptions) ([][]byte, error) {
+	f, err := newFilter(t, lo)
+	if err != nil {
+		return nil, err
+	}
 	var matched []engine.Object
+	lo = f.storeOptions(lo)
 	lo.Resource, lo.Namespace = t.GroupResource(), t.Namespace
 	if _, err := s.storage.List(ctx, lo, func(o engine.Object) error {
 		matched = append(matched, o)
 		return nil
 	}); err != nil {
+		return nil, err
+	}
+	if matched, err = s.selected(ctx, t, f, matched); err != nil {
 		return nil, err
 	}
 	out := make([][]byte, 0, len(matched))
@@ -133,4 +141,24 @@ func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.List
 		out = append(out, res.Object)
 	}
 	return out, nil
+}
+
+// selected keeps the stored objects that match f's selectable-field
+// requirements in the target's version, which the store could not all
+// evaluate (see filter): converted in one batch, as a list converts them.
+func (s *Service) selected(ctx context.Context, t Target, f *filter, objs []engine.Object) ([]engine.Object, error) {
+	if !f.selectable || len(objs) == 0 {
+		return objs, nil
+	}
+	converted, err := fromStorageBatch(s.converter(ctx), t, objs)
+	if err != nil {
+		return nil, err
+	}
+	kept := objs[:0]
+	for i, o := range objs {
+		if f.matchSelectable(converted[i]) {
+			kept = append(kept, o)
+		}
+	}
+	return kept, nil
 }

@@ -149,9 +149,12 @@ func crud[T object, L runtime.Object](t *testing.T, c typedClient[T, L], obj T, 
 	if err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	if _, err := c.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Fatalf("get after delete: %v, want NotFound", err)
-	}
+	// Gone at once, or, as a CustomResourceDefinition behind its cleanup
+	// finalizer, once its objects are deleted.
+	eventually(t, "NotFound after delete", func() bool {
+		_, err := c.Get(ctx, name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
 }
 
 // client-go's typed clientset, at its default content type (protobuf),

@@ -22,9 +22,7 @@ import (
 // yet (see registry.Resource.Unenforced) comes back as warnings, which
 // kubectl prints. Strategy runs it.
 func Check(obj []byte) ([]engine.FieldError, []string) {
-	// No definition files: the zero embed.FS is an empty fs.FS.
-	snap, problems := registry.LoadWith(embed.FS{}, nil, registry.LoadOptions{
-		APIDefinitions: map[string][]byte{nameOf(obj): obj}, WithoutBuiltins: true, CompileValidators: true})
+	snap, problems := loadAlone(obj)
 	prefix := definitionName(obj) + ": "
 	var causes []engine.FieldError
 	for _, p := range problems {
@@ -37,6 +35,14 @@ func Check(obj []byte) ([]engine.FieldError, []string) {
 		}
 	}
 	return causes, warnings
+}
+
+// loadAlone loads the definition obj in a registry of its own, with no
+// definition file and no built-in kind.
+func loadAlone(obj []byte) (*registry.Snapshot, []registry.Problem) {
+	// No definition files: the zero embed.FS is an empty fs.FS.
+	return registry.LoadWith(embed.FS{}, nil, registry.LoadOptions{
+		APIDefinitions: map[string][]byte{nameOf(obj): obj}, WithoutBuiltins: true, CompileValidators: true})
 }
 
 // definitionName is how the registry names a definition at the start of
@@ -82,20 +88,36 @@ func cause(reason string) engine.FieldError {
 }
 
 // Strategy is the CustomResourceDefinition's strategy: Check on every
-// write but those of /status, which the Controller makes, and kube's
-// approval rule for the Kubernetes community's groups.
-type Strategy struct{ resource.CustomResource }
+// write but those of /status, which the Controller makes, kube's
+// approval rule for the Kubernetes community's groups, and the rule for
+// kinds that definition files serve (see files.go).
+type Strategy struct {
+	resource.CustomResource
+	// Snapshots gives the registry's current snapshot, whose definition
+	// files a definition must match to define their kinds too.
+	Snapshots interface{ Load() *registry.Snapshot }
+	// Service counts the objects of a protected definition's kind.
+	Service *resource.Service
+	// DeletionProtection protects every definition, as if each carried
+	// ProtectionAnnotation.
+	DeletionProtection bool
+}
 
 // Validate runs Check and kube's checks of spec.conversion, and refuses a
 // definition in a protected group
 // (k8s.io, kubernetes.io) without the api-approved.kubernetes.io
 // annotation, as kube-apiserver does for the objects written through the
 // API; definition files are the operator's own and are not held to it.
-func (Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
+// One for a kind a definition file serves must match the file (see
+// files.go).
+func (s Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 	if w.Target.Subresource == "status" {
 		return nil, nil
 	}
 	causes, warnings := Check(w.Object)
 	causes = append(causes, checkConversion(w.Object, w.Old)...)
+	if s.Snapshots != nil && len(causes) == 0 {
+		causes = refuseDiffering(s.Snapshots.Load(), w.Object)
+	}
 	return append(causes, checkApproval(w.Object, w.Old)...), warnings
 }

@@ -62,11 +62,18 @@ type Controller struct {
 	blocked map[string]bool        // the definitions not handed (see servable)
 }
 
+// Options are what the server says of the definitions through the API.
+type Options struct {
+	// DeletionProtection protects every definition as the protection
+	// annotation does (see Strategy.PrepareForDelete).
+	DeletionProtection bool
+}
+
 // New returns a Controller that serves the definitions stored through
 // service with defs, and registers the kind's Strategy with service, so
 // that it refuses a definition the registry would refuse.
-func New(service *resource.Service, defs Definitions, logger *slog.Logger) *Controller {
-	service.Register(GroupResource, Strategy{})
+func New(service *resource.Service, defs Definitions, logger *slog.Logger, opts Options) *Controller {
+	service.Register(GroupResource, Strategy{Snapshots: defs, Service: service, DeletionProtection: opts.DeletionProtection})
 	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now,
 		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
 	c.informer = informer.New(service, defs.Changed, handler{c}, logger, "CustomResourceDefinitions")

@@ -24,8 +24,11 @@
 // conditions, so that processes agree after one write (see writeStatus for
 // processes whose definition files differ).
 //
-// Deleting a definition stops serving its kind; its objects stay stored and
-// are served again when the definition comes back, as for definition files.
+// Deleting a definition marks it, as kube-apiserver does (the
+// customresourcecleanup.apiextensions.k8s.io finalizer, Terminating); the
+// Cleaner deletes its objects in batches, then lets it go, which stops
+// serving its kind (see cleanup.go, and delete.go for the protection
+// annotation). Removing a definition file keeps its objects.
 //
 // Check is the rule a schema cannot express: a definition must be one the
 // registry accepts on its own (metadata.name is <plural>.<group>, names are

@@ -8,7 +8,8 @@ package crd
 // Creation order is the same for every process, so all serve the same.
 
 // servable returns the definitions to hand to the registry: those that
-// claim no name a definition created before them holds. Precedence is
+// claim no name a definition created before them holds, and that do not
+// match a definition file (which serves them). Precedence is
 // decided again only in the groups whose definitions changed since the
 // last call (c.respec).
 func (c *Controller) servable() map[string][]byte {
@@ -31,8 +32,10 @@ func (c *Controller) servable() map[string][]byte {
 		}
 	}
 	defs := make(map[string][]byte, len(c.objects))
+	snap := c.defs.Load()
 	for name, obj := range c.objects {
-		if !c.blocked[name] {
+		// One that matches a definition file is served by the file.
+		if _, byFile := servedByFile(snap, obj); !c.blocked[name] && !byFile {
 			defs[name] = obj
 		}
 	}

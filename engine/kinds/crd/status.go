@@ -42,6 +42,9 @@ var (
 func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []registry.Problem) (s status, changed bool) {
 	p := c.passOf(snap, problems)
 	d := c.definitionOf(obj)
+	if r, ok := servedByFile(snap, obj); ok {
+		return c.fileStatus(d, r)
+	}
 	name, n := d.name, d.names
 	held := p.heldBefore(d)
 	held.addAll(p.files[d.group])
@@ -71,16 +74,28 @@ func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []re
 }
 
 // othersOf returns the conditions of old that others own (a storage
-// version migration's StorageMigrating), to be kept as they are, as
-// kube-apiserver's controllers set only their own.
+// version migration's StorageMigrating, the Cleaner's Terminating), to be
+// kept as they are, as kube-apiserver's controllers set only their own.
 func othersOf(old status) []condition {
 	var others []condition
 	for _, c := range old.Conditions {
-		if c.Type != namesAccepted.Type && c.Type != established.Type {
+		if c.Type != namesAccepted.Type && c.Type != established.Type && c.Type != definitionFile {
 			others = append(others, c)
 		}
 	}
 	return others
+}
+
+// fileStatus is the status of definition d, which matches the file
+// resource r: served, by the file.
+func (c *Controller) fileStatus(d *definition, r *registry.Resource) (status, bool) {
+	old, oldJSON, stored := d.written()
+	s := status{
+		Conditions:     append([]condition{c.since(namesAccepted, old), c.since(established, old), c.since(fileCondition(r), old)}, othersOf(old)...),
+		AcceptedNames:  namesOf(r),
+		StoredVersions: stored,
+	}
+	return s, s.json() != oldJSON
 }
 
 func (s status) json() string {

@@ -27,7 +27,7 @@ versions: [{name: v1, storage: true, schema: {type: object}}]
 // the definitions objects, handed to its registry.
 func newController(t *testing.T, objects map[string][]byte) *Controller {
 	t.Helper()
-	c := New(resource.New(nil), newDefinitions(t, widgetFile), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := New(resource.New(nil), newDefinitions(t, widgetFile), slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	c.objects = objects
 	c.hand()
 	return c

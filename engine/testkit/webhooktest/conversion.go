@@ -13,6 +13,10 @@ import (
 // It answers a ConversionReview in the version it was asked in, and
 // records every call.
 type Conversion struct {
+	// Convert, when set, converts instead: one object to the desired
+	// apiVersion (HostPort is one).
+	Convert func(obj map[string]any, desired string) map[string]any
+
 	mu    sync.Mutex
 	calls []Call
 }
@@ -66,9 +70,13 @@ func (c *Conversion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.calls = append(c.calls, Call{Review: rv.APIVersion, Path: r.URL.Path, Query: r.URL.RawQuery,
 		Desired: req.DesiredAPIVersion, Objects: len(req.Objects)})
 	c.mu.Unlock()
+	convert := c.Convert
+	if convert == nil {
+		convert = convertSize
+	}
 	converted := make([]map[string]any, len(req.Objects))
 	for i, obj := range req.Objects {
-		converted[i] = convertSize(obj, req.DesiredAPIVersion)
+		converted[i] = convert(obj, req.DesiredAPIVersion)
 	}
 	answer := review{APIVersion: rv.APIVersion, Kind: "ConversionReview", Response: map[string]any{
 		"uid": req.UID, "convertedObjects": converted, "result": map[string]any{"status": "Success"}}}
@@ -91,6 +99,26 @@ func convertSize(obj map[string]any, desired string) map[string]any {
 				spec["size"] = size
 			}
 		}
+	}
+	obj["apiVersion"] = desired
+	return obj
+}
+
+// HostPort converts as the webhook of Kubernetes' e2e spec
+// CustomResourceFieldSelectors (agnhost crd-conversion-webhook): v1 has
+// hostPort "HOST:PORT" at the top level, v2 host and port.
+func HostPort(obj map[string]any, desired string) map[string]any {
+	if strings.HasSuffix(desired, "/v2") {
+		if hp, ok := obj["hostPort"].(string); ok {
+			delete(obj, "hostPort")
+			host, port, _ := strings.Cut(hp, ":")
+			obj["host"], obj["port"] = host, port
+		}
+	} else if host, ok := obj["host"].(string); ok {
+		port, _ := obj["port"].(string)
+		delete(obj, "host")
+		delete(obj, "port")
+		obj["hostPort"] = host + ":" + port
 	}
 	obj["apiVersion"] = desired
 	return obj

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The rule for a CustomResourceDefinition applied through the API for a
+// kind a definition file serves (the README's table), with the real
+// kubectl: one that matches the file is created and Established (served
+// by the file, as its DefinitionFile condition says), so that `kubectl
+// wait` returns; one that differs is refused with the file's name; one for
+// a kind no file serves is served as before.
+func TestKubectlDefinitionsOfFileKinds(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
+	}
+	url, _ := startPostgres(t)
+	server := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
+	const file = "labs.example.com/widget-crd.yaml"
+	tests := []struct {
+		name   string
+		args   []string
+		refuse bool     // kubectl fails
+		want   []string // substrings of the output
+	}{
+		{"matches the file", []string{"apply", "-f", "../../schemas/labs.example.com/widget-crd.yaml"}, false,
+			[]string{"customresourcedefinition.apiextensions.k8s.io/widgets.labs.example.com created"}},
+		{"matching: established", []string{"wait", "--for=condition=Established", "crd/widgets.labs.example.com", "--timeout=5s"}, false,
+			[]string{"condition met"}},
+		{"matching: served by the file", []string{"get", "crd", "widgets.labs.example.com", "-o",
+			`jsonpath={.status.conditions[?(@.type=="DefinitionFile")].message} {.status.acceptedNames.shortNames}`}, false,
+			[]string{"the kind is served from the definition file " + file, `["lwg"]`}},
+		{"matching: applied again", []string{"apply", "-f", "../../schemas/labs.example.com/widget-crd.yaml"}, false,
+			[]string{"customresourcedefinition.apiextensions.k8s.io/widgets.labs.example.com"}},
+		{"another schema", []string{"apply", "-f", "testdata/kubectl/labs-widget-crd-schema.yaml"}, true,
+			[]string{"spec: Invalid value", "the definition file " + file + " serves widgets.labs.example.com", "spec.versions[v1alpha1].schema differs"}},
+		{"another scope", []string{"apply", "-f", "testdata/kubectl/labs-widget-crd-scope.yaml"}, true,
+			[]string{"the definition file " + file, "spec.scope: Namespaced in the definition file, Cluster here"}},
+		{"no file serves it", []string{"apply", "-f", "testdata/kubectl/crontab-crd.yaml"}, false,
+			[]string{"crontabs.stable.example.com created"}},
+		{"no file: established", []string{"wait", "--for=condition=Established", "crd/crontabs.stable.example.com", "--timeout=5s"}, false,
+			[]string{"condition met"}},
+		{"the file still serves", []string{"get", "lwg"}, false, []string{"No resources found"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := kubectl{t: t, server: server, home: t.TempDir()}
+			out, err := k.exec(tt.args...)
+			if (err != nil) != tt.refuse {
+				t.Fatalf("kubectl %s: err %v, want refused %t:\n%s", strings.Join(tt.args, " "), err, tt.refuse, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("kubectl %s: output lacks %q:\n%s", strings.Join(tt.args, " "), w, out)
+				}
+			}
+		})
+	}
+}
