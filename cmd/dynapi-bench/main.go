@@ -47,6 +47,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
+	rc, err := newRunContext(ctx, cfg)
+	if err != nil {
+		return err
+	}
 	cl, err := startCluster(ctx, cfg, stderr)
 	if err != nil {
 		return err
@@ -72,7 +76,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if b.report.failures() > 0 {
 		return errFailed
 	}
-	return nil
+	return b.updateReadme(rc)
+}
+
+// updateReadme rewrites -readme's figures table, if asked, with the load
+// average at the end of the run beside the one at its start.
+func (b *bench) updateReadme(rc runContext) error {
+	if b.cfg.Readme == "" {
+		return nil
+	}
+	rc.LoadEnd = loadAverage()
+	return updateReadme(b.cfg.Readme, &b.report, rc)
 }
 
 // write prints the report as the flags ask.
