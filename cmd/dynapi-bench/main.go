@@ -14,6 +14,9 @@
 // module on loopback ports. Run it from inside the module:
 //
 //	go run ./cmd/dynapi-bench [-n 10000] [-c 16] [-size 1200] [-phases ...] [-json]
+//
+// -readme README.md rewrites the README's figures table with the run's
+// figures, beside DESIGN.md's Kubernetes figures (see readme.go).
 package main
 
 import (

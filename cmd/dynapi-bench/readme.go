@@ -113,6 +113,7 @@ func (r *report) memoryText() string {
 // msText formats a latency in milliseconds for the table.
 func msText(d time.Duration) string { return fmt.Sprintf("%.1f ms", msFloat(d)) }
 
+// orDash is s, or a dash for an empty cell.
 func orDash(s string) string {
 	if s == "" {
 		return "—"
