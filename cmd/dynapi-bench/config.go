@@ -43,6 +43,9 @@ type config struct {
 	// Token is sent as a bearer token with every request; servers the tool
 	// starts then authenticate it and authorize with RBAC.
 	Token string
+	// Readme is a file whose figures table (between readmeBegin and
+	// readmeEnd) the run rewrites; empty: none.
+	Readme string
 }
 
 // kindCount is the number of definitions of the kinds phase.
@@ -70,6 +73,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.Token, "token", "", "bearer token sent with every request; the servers the tool starts authenticate it\n"+
 		"(--token-auth-file) and authorize it with RBAC through a ClusterRoleBinding to cluster-admin")
 	fs.IntVar(&c.Replicas, "replicas", 0, "streaming replicas of the private PostgreSQL that the servers read from (--database-read-url)")
+	fs.StringVar(&c.Readme, "readme", "", "rewrite the figures table of this file (README.md) with the run's figures,\n"+
+		"between the lines "+readmeBegin+" and "+readmeEnd)
 	fs.IntVar(&c.Kinds, "kinds", 0, fmt.Sprintf("definitions of the kinds phase (0: %d)", defaultKinds))
 	if err := fs.Parse(args); err != nil {
 		return c, err

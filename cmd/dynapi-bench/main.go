@@ -14,6 +14,9 @@
 // module on loopback ports. Run it from inside the module:
 //
 //	go run ./cmd/dynapi-bench [-n 10000] [-c 16] [-size 1200] [-phases ...] [-json]
+//
+// -readme README.md rewrites the README's figures table with the run's
+// figures, beside DESIGN.md's Kubernetes figures (see readme.go).
 package main
 
 import (
@@ -47,6 +50,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
+	rc, err := newRunContext(ctx, cfg)
+	if err != nil {
+		return err
+	}
 	cl, err := startCluster(ctx, cfg, stderr)
 	if err != nil {
 		return err
@@ -77,7 +84,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if b.report.failures() > 0 {
 		return errFailed
 	}
-	return nil
+	return b.updateReadme(rc)
+}
+
+// updateReadme rewrites -readme's figures table, if asked, with the load
+// average at the end of the run beside the one at its start.
+func (b *bench) updateReadme(rc runContext) error {
+	if b.cfg.Readme == "" {
+		return nil
+	}
+	rc.LoadEnd = loadAverage()
+	return updateReadme(b.cfg.Readme, &b.report, rc)
 }
 
 // write prints the report as the flags ask.

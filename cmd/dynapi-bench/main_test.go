@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -16,9 +19,16 @@ func TestRun(t *testing.T) {
 	// INSERTs (about 100 µs of PostgreSQL each) may not fill one.
 	const objects = 500
 	var stdout, stderr bytes.Buffer
-	args := []string{"-n", strconv.Itoa(objects), "-c", "4", "-watch-writes", "50", "-json"}
+	readme := filepath.Join(t.TempDir(), "README.md")
+	if err := os.WriteFile(readme, []byte(readmeBegin+"\n"+readmeEnd+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-n", strconv.Itoa(objects), "-c", "4", "-watch-writes", "50", "-json", "-readme", readme}
 	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if table, _ := os.ReadFile(readme); !strings.Contains(string(table), "| create | ") || !strings.Contains(string(table), "| resident memory | A ") {
+		t.Errorf("-readme: the file has no figures table:\n%s", table)
 	}
 	var got struct {
 		Phases []struct {

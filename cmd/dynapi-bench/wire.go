@@ -36,11 +36,20 @@ type wireConn struct {
 	req  []byte // the request being written, kept to reuse its memory
 	// deadline is the connection's read and write deadline.
 	deadline time.Time
+	// idleSince is when the connection was last put back idle.
+	idleSince time.Time
 }
 
 // maxIdle is the most connections a wire keeps open between requests: one
 // per concurrent client is enough; more are closed after use.
 const maxIdle = 256
+
+// maxIdleAge is how long a connection may stay idle and still be used.
+// dynapi, as kube-apiserver, closes a kept-alive connection after 90 s
+// without a request; a request sent on it then reads EOF. At 100,000
+// objects the clients of the create phase sit idle through the baseline
+// and the lists for longer than that.
+const maxIdleAge = 30 * time.Second
 
 func newWire(base, token string) (*wire, error) {
 	u, err := url.Parse(base)
@@ -86,16 +95,30 @@ func (w *wire) do(ctx context.Context, method, path, contentType string, body []
 
 // get takes an idle connection, or dials one.
 func (w *wire) get(ctx context.Context) (*wireConn, error) {
-	select {
-	case c := <-w.idle:
+	if c := w.takeIdle(); c != nil {
 		return c, nil
-	default:
 	}
 	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", w.host)
 	if err != nil {
 		return nil, err
 	}
 	return &wireConn{conn: conn, r: bufio.NewReaderSize(conn, 32<<10)}, nil
+}
+
+// takeIdle returns an idle connection idle for at most maxIdleAge,
+// closing older ones on the way; nil when there is none.
+func (w *wire) takeIdle() *wireConn {
+	for {
+		select {
+		case c := <-w.idle:
+			if time.Since(c.idleSince) <= maxIdleAge {
+				return c
+			}
+			c.conn.Close()
+		default:
+			return nil
+		}
+	}
 }
 
 // bound keeps the connection's deadline requestTimeout ahead. Why not
@@ -114,6 +137,7 @@ func (c *wireConn) bound() error {
 
 // put keeps c for the next request, or closes it when enough are idle.
 func (w *wire) put(c *wireConn) {
+	c.idleSince = time.Now()
 	select {
 	case w.idle <- c:
 	default:

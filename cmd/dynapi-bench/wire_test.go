@@ -159,3 +159,26 @@ func TestWireEndsWithContext(t *testing.T) {
 		t.Fatal("the connection of the abandoned request was kept")
 	}
 }
+
+// TestWireDropsConnectionsIdleTooLong: a connection idle for longer than
+// maxIdleAge, which the server may have closed meanwhile (dynapi closes
+// kept-alive connections after 90 s without a request), is not used
+// again: the request goes on a new one instead of reading EOF.
+func TestWireDropsConnectionsIdleTooLong(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	w, err := newWire(srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, err := w.do(context.Background(), "GET", "/", "", nil); err != nil || code != http.StatusOK {
+		t.Fatalf("first request: %d, %v", code, err)
+	}
+	c := <-w.idle
+	c.idleSince = time.Now().Add(-2 * maxIdleAge)
+	w.idle <- c
+	srv.CloseClientConnections() // as the server's idle timeout does
+	if code, _, err := w.do(context.Background(), "GET", "/", "", nil); err != nil || code != http.StatusOK {
+		t.Fatalf("request after the idle connection was closed: %d, %v", code, err)
+	}
+}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,15 +141,55 @@ func TestStatisticsFollowASmallTableGrowing(t *testing.T) {
 	createNamespace(t, s, "default")
 	execSQL(t, url, "ALTER TABLE objects SET (autovacuum_enabled = false)") // only the store may analyze here
 	execSQL(t, url, "ANALYZE objects")                                      // one page, as CREATE INDEX at start leaves it
-	reltuples := `SELECT reltuples::bigint FROM pg_class WHERE oid = 'objects'::regclass`
-	if n := queryInt(t, url, reltuples); n > 10 {
+	if n := queryInt(t, url, reltuplesSQL); n > 10 {
 		t.Fatalf("reltuples %d before the writes", n)
 	}
 	for i := range 1100 {
 		mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("p%04d", i), nil))
 	}
+	reltuplesAtLeast(t, url, 900)
+}
+
+// TestStatisticsNotGatheredForWritesThatDoNotGrow checks that updates do
+// not make the store analyze a small table again: only creates grow it.
+// Counting every write made a cluster under 10,000 objects ANALYZE every
+// 1,000 writes for ever.
+func TestStatisticsNotGatheredForWritesThatDoNotGrow(t *testing.T) {
+	url := pgtest.Open(t)
+	s := openStoreWith(t, url, postgres.Options{CompactInterval: time.Hour})
+	createNamespace(t, s, "default")
+	execSQL(t, url, "ALTER TABLE objects SET (autovacuum_enabled = false)") // only the store may analyze here
+	var objs []engine.Object
+	for i := range 1100 {
+		objs = append(objs, mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("p%04d", i), nil)))
+	}
+	reltuplesAtLeast(t, url, 900) // the analyze after the 1,000th create
+	analyzed := `SELECT analyze_count FROM pg_stat_user_tables WHERE relid = 'objects'::regclass`
+	before := queryInt(t, url, analyzed)
+	for range 2 {
+		for i, o := range objs {
+			o.Body = []byte(strings.Replace(string(o.Body), `"size":3`, `"size":4`, 1))
+			objs[i] = mustUpdate(t, s, o)
+		}
+	}
+	for i := range 2000 - 1101 { // to the 2,000th create, the namespace's included
+		mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("q%04d", i), nil))
+	}
+	reltuplesAtLeast(t, url, 1900) // the analyze after the 2,000th create, the last one
+	if n := queryInt(t, url, analyzed) - before; n != 1 {
+		t.Errorf("%d ANALYZEs after 2,200 updates and 899 creates, want 1 (at the 2,000th create)", n)
+	}
+}
+
+// reltuplesSQL reads the row count PostgreSQL's statistics give objects.
+const reltuplesSQL = `SELECT reltuples::bigint FROM pg_class WHERE oid = 'objects'::regclass`
+
+// reltuplesAtLeast waits until PostgreSQL's statistics give objects at
+// least n rows.
+func reltuplesAtLeast(t *testing.T, url string, n int64) {
+	t.Helper()
 	wait.Eventually(t, 10*time.Second, func() (bool, string) {
-		n := queryInt(t, url, reltuples)
-		return n >= 900, fmt.Sprintf("reltuples %d after 1,100 creates; want about 1,000", n)
+		got := queryInt(t, url, reltuplesSQL)
+		return got >= n, fmt.Sprintf("reltuples %d, want at least %d", got, n)
 	})
 }

@@ -54,6 +54,7 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	var nsState *string
 	var taken bool
 	var rv *int64
+	s.noteCreate()
 	err = s.write(ctx, statement{sql: createSQL, key: key,
 		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, body, cols.labels, remainder},
 		dest: []any{&nsState, &taken, &rv}})

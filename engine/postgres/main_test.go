@@ -76,6 +76,16 @@ func mustCreate(tb testing.TB, s *postgres.Store, obj engine.Object) engine.Obje
 	return got
 }
 
+// mustUpdate updates obj and fails the test on error.
+func mustUpdate(tb testing.TB, s *postgres.Store, obj engine.Object) engine.Object {
+	tb.Helper()
+	got, err := s.Update(context.Background(), obj)
+	if err != nil {
+		tb.Fatalf("Update(%v): %v", obj.Key, err)
+	}
+	return got
+}
+
 // createNamespace creates the Namespace ns.
 func createNamespace(tb testing.TB, s *postgres.Store, ns string) {
 	tb.Helper()

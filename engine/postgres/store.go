@@ -97,9 +97,9 @@ type Store struct {
 	freshWait time.Duration
 	// lists bounds the list segments reading at once (listGate).
 	lists *listGate
-	// written counts this process's writes; grown wakes
-	// analyzeWhileSmall (see noteWrite).
-	written atomic.Int64
+	// created counts this process's creates; grown wakes
+	// analyzeWhileSmall (see noteCreate).
+	created atomic.Int64
 	grown   chan struct{}
 
 	// metrics are nil without Options.Metrics.

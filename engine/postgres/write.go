@@ -11,7 +11,6 @@ import (
 // retryGaps). With the test hook beforeCommit, it runs alone in an explicit
 // transaction that the hook can hold open or roll back.
 func (s *Store) write(ctx context.Context, st statement) error {
-	s.noteWrite()
 	if s.beforeCommit == nil {
 		return s.writes.do(ctx, s.closed, st)
 	}
