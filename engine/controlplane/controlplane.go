@@ -16,6 +16,7 @@ import (
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
 	"github.com/dynapi/dynapi/engine/kinds/roles"
 	"github.com/dynapi/dynapi/engine/kinds/secret"
+	"github.com/dynapi/dynapi/engine/kinds/webhookconfiguration"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -27,5 +28,6 @@ func Register(service *resource.Service) *namespace.Finalizer {
 	secret.Register(service)
 	roles.Register(service)
 	apiservice.Register(service)
+	webhookconfiguration.Register(service)
 	return namespace.Register(service)
 }

@@ -97,7 +97,8 @@ type ControlPlane struct {
 // (converting when it returns), the system namespaces, their finalizer and
 // what every namespace holds (the default ServiceAccount,
 // kube-root-ca.crt), the HTTP API, the RBAC bootstrap roles
-// and index (listed when it returns), the OpenAPI documents (built when
+// and index (listed when it returns), the admission webhooks (listed
+// when it returns), the OpenAPI documents (built when
 // it returns), and the listener. Close ends what it started; on an
 // error, Start has ended it already. Errors: those of listing the
 // definitions, of creating the namespace and the RBAC objects, and of
@@ -123,6 +124,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	defs := c.startDefinitions(ctx, cfg)
 	namespaces := Register(cfg.Service)
 	contents := namespace.NewContents(cfg.Service, namespaceContents(cfg.RootCA)...)
+	webhooks := c.newAdmission(cfg)
 	authz := c.newRBAC(cfg) // before anything writes through the service
 	var collector *gc.Collector
 	if cfg.Collect != nil {
@@ -148,6 +150,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	}
 	c.API = c.newAPI(cfg, authz)
 	if err := c.startRBAC(ctx, cfg, authz); err != nil {
+		return err
+	}
+	if err := c.startAdmission(ctx, webhooks); err != nil {
 		return err
 	}
 	c.prepare(cfg.Logger)

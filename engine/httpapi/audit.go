@@ -51,6 +51,8 @@ func (s *Server) audit(next http.Handler) http.Handler {
 			ev.RequestObject = requestObject(r)
 		}
 		s.writeAudit(ev, audit.StageRequestReceived, omit)
+		ctx, annotations := audit.WithAnnotations(r.Context())
+		r = r.WithContext(ctx)
 		rec := &auditRecorder{ResponseWriter: w, keep: level.AtLeast(audit.LevelRequestResponse) && bodies}
 		if a.Verb == "watch" {
 			rec.started = func() { s.writeAudit(ev, audit.StageResponseStarted, omit) }
@@ -64,6 +66,7 @@ func (s *Server) audit(next http.Handler) http.Handler {
 			}
 		}()
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), auditEventKey{}, ev)))
+		annotations.CopyInto(ev)
 		ev.ResponseStatus = rec.status()
 		if rec.keep && !rec.over && gjson.ValidBytes(rec.body.Bytes()) {
 			ev.ResponseObject = bytes.TrimSpace(rec.body.Bytes())

@@ -91,7 +91,7 @@ func NameRule(isNamespace bool) apivalidation.ValidateNameFunc {
 
 // ValidateCreate checks metadata of an object about to be created.
 func ValidateCreate(m *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) []engine.FieldError {
-	return fieldErrors(apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata")))
+	return FieldErrors(apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata")))
 }
 
 // ValidateUpdate checks metadata of an object replacing old: immutable
@@ -99,10 +99,12 @@ func ValidateCreate(m *metav1.ObjectMeta, namespaced bool, name apivalidation.Va
 func ValidateUpdate(m, old *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) []engine.FieldError {
 	errs := apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata"))
 	errs = append(errs, apivalidation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))...)
-	return fieldErrors(errs)
+	return FieldErrors(errs)
 }
 
-func fieldErrors(errs field.ErrorList) []engine.FieldError {
+// FieldErrors turns Kubernetes' field errors into causes, worded as
+// kube-apiserver's StatusCauses are.
+func FieldErrors(errs field.ErrorList) []engine.FieldError {
 	out := make([]engine.FieldError, 0, len(errs))
 	for _, e := range errs {
 		out = append(out, engine.FieldError{Type: string(e.Type), Path: e.Field, Message: e.ErrorBody()})

@@ -11,5 +11,5 @@ import (
 // propagationPolicy one of Orphan, Background, Foreground and not set
 // with orphanDependents, dryRun only All.
 func ValidateDeleteOptions(o *metav1.DeleteOptions) []engine.FieldError {
-	return fieldErrors(metav1validation.ValidateDeleteOptions(o))
+	return FieldErrors(metav1validation.ValidateDeleteOptions(o))
 }

@@ -32,9 +32,15 @@ type stage struct {
 var stages = []stage{
 	{"decode", writes, decodeBody, factBody, factDecoded},
 	{"typeMeta", writes, typeMeta, factDecoded, 0},
-	{"metadata", CreateOperation, createMeta, factDecoded, factMeta},
-	{"metadata", UpdateOperation, updateMeta, factDecoded | factOld, factMeta},
-	{"storable", writes, storable, factDecoded, factStorable},
+	// mutating admission policies and webhooks, on the object as sent
+	{"mutatingAdmission", writes, mutatingAdmission, factDecoded | factOld, factMutated},
+	{"mutatingAdmission", DeleteOperation, mutatingAdmission, factOld | factDeleteOptions, factMutated},
+	// validating admission of a delete, before anything is decided, as
+	// kube's registry runs it
+	{"validatingAdmission", DeleteOperation, validatingAdmission, factMutated, factAdmissionValidated},
+	{"metadata", CreateOperation, createMeta, factMutated, factMeta},
+	{"metadata", UpdateOperation, updateMeta, factMutated | factOld, factMeta},
+	{"storable", writes, storable, factMutated, factStorable},
 	{"preconditions", DeleteOperation, preconditions, factOld | factDeleteOptions, 0},
 	{"propagation", DeleteOperation, propagation, factOld | factDeleteOptions, factPropagated},
 	{"strategy", writes, prepare, factMeta | factStorable | factOld, factPrepared},
@@ -50,6 +56,9 @@ var stages = []stage{
 	{"managedFields", CreateOperation, managedFields, factAdmitted | factMeta, factManaged},
 	{"managedFields", UpdateOperation, managedFields, factAdmitted | factMeta | factOld | factCompared, factManaged},
 	{"generation", UpdateOperation, generation, factManaged | factCompared, factGeneration},
+	// validating admission policies and webhooks, on the object as stored
+	{"validatingAdmission", CreateOperation, validatingAdmission, factAuthorized | factManaged, factAdmissionValidated},
+	{"validatingAdmission", UpdateOperation, validatingAdmission, factAuthorized | factGeneration, factAdmissionValidated},
 }
 
 // fact is something the stages of a write pass on: a field of Write, or
@@ -101,6 +110,11 @@ const (
 	factManaged
 	// factGeneration: Object's metadata.generation, bumped when due.
 	factGeneration
+	// factMutated: Object as the mutating admission plug-ins made it.
+	factMutated
+	// factAdmissionValidated: the validating admission plug-ins let the
+	// write pass, their warnings added.
+	factAdmissionValidated
 )
 
 // run passes w through every stage of its operation, then stores it

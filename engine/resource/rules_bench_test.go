@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/dynapi/dynapi/engine/admission"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,12 +26,12 @@ const gatewayAPI = "sigs.k8s.io/gateway-api@v1.6.0"
 func BenchmarkCreateRules(b *testing.B) {
 	b.Run("widget", func(b *testing.B) {
 		r, v := shippedWidget(b)
-		benchCreate(b, Target{Resource: r, Version: v, Namespace: "default"}, namedWidget)
+		benchCreate(b, Target{Resource: r, Version: v, Namespace: "default"}, namedWidget, nil)
 	})
 	t := httpRouteTarget(b)
 	for _, n := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("httproute-%d-rules", n), func(b *testing.B) {
-			benchCreate(b, t, func(i int) []byte { return httpRoute(fmt.Sprintf("r%d", i), n) })
+			benchCreate(b, t, func(i int) []byte { return httpRoute(fmt.Sprintf("r%d", i), n) }, nil)
 		})
 	}
 }
@@ -64,16 +65,18 @@ func BenchmarkValidationRulesStage(b *testing.B) {
 	}
 }
 
-func benchCreate(b *testing.B, t Target, body func(int) []byte) {
+// benchCreate times creates of body(i) through a Service with chain as
+// its admission plug-ins (nil: none).
+func benchCreate(b *testing.B, t Target, body func(int) []byte, chain *admission.Chain) {
 	ctx := context.Background()
-	s := New(newMemStore())
+	s := benchService(chain)
 	opts := WriteOptions{FieldValidation: FieldValidationWarn, FieldManager: "bench"}
 	b.SetBytes(int64(len(body(0))))
 	i := 0
 	for b.Loop() {
 		if i%freshStoreEvery == freshStoreEvery-1 {
 			b.StopTimer()
-			s = New(newMemStore())
+			s = benchService(chain)
 			b.StartTimer()
 		}
 		if _, err := s.Create(ctx, t, body(i), opts); err != nil {
@@ -89,6 +92,14 @@ func benchCreate(b *testing.B, t Target, body func(int) []byte) {
 // creates would give the garbage collector a heap that grows with b.N,
 // and writes a share of its work that the server never pays.
 const freshStoreEvery = 1000
+
+// benchService is a Service over a fresh in-memory store, with chain as
+// its admission plug-ins (nil: none).
+func benchService(chain *admission.Chain) *Service {
+	s := New(newMemStore())
+	s.SetAdmission(chain)
+	return s
+}
 
 // httpRouteTarget serves Gateway API's HTTPRoute, its definition fetched
 // through the module proxy.

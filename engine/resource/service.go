@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/admission"
 	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/dynapi/dynapi/engine/registry"
 )
@@ -33,6 +34,7 @@ type Service struct {
 	ConversionWebhooks WebhookConverter
 
 	strategies map[engine.GroupResource]Strategy
+	admission  *admission.Chain // nil: none (see SetAdmission)
 	onRemove   []func(engine.ObjectKey)
 	onDelete   []func(engine.ObjectKey)
 	onCreate   []func(engine.ObjectKey)

@@ -12,14 +12,15 @@ import (
 // run (create: no stored object, Old nil; delete: stored, its body the
 // Object) and the ones the store reads after them.
 var contracts = map[Operation]struct{ inputs, store fact }{
-	CreateOperation: {factBody | factOld, factMeta | factAuthorized | factManaged},
-	UpdateOperation: {factBody | factOld, factAuthorized | factCompared | factManaged | factGeneration},
-	DeleteOperation: {factOld | factDeleteOptions, factPending},
+	CreateOperation: {factBody | factOld, factMeta | factAuthorized | factManaged | factAdmissionValidated},
+	UpdateOperation: {factBody | factOld, factAuthorized | factCompared | factManaged | factGeneration | factAdmissionValidated},
+	DeleteOperation: {factOld | factDeleteOptions, factPending | factAdmissionValidated},
 }
 
 // factNames name the facts, in the order of their bits.
 var factNames = []string{"body", "old", "deleteOptions", "decoded", "meta", "storable", "propagated",
-	"prepared", "pending", "admitted", "ruled", "validated", "authorized", "compared", "managed", "generation"}
+	"prepared", "pending", "admitted", "ruled", "validated", "authorized", "compared", "managed", "generation",
+	"mutated", "admissionValidated"}
 
 func (f fact) String() string {
 	var names []string
@@ -85,8 +86,8 @@ func rowOf(t *testing.T, name string, op Operation) int {
 // one of them: for each row that reads a fact a stage writes, moved to the
 // front, and for the moves a newcomer might try.
 func TestStageOrder(t *testing.T) {
-	if len(factNames) != bits.Len32(uint32(factGeneration)) {
-		t.Fatalf("factNames has %d names for %d facts", len(factNames), bits.Len32(uint32(factGeneration)))
+	if len(factNames) != bits.Len32(uint32(factAdmissionValidated)) {
+		t.Fatalf("factNames has %d names for %d facts", len(factNames), bits.Len32(uint32(factAdmissionValidated)))
 	}
 	if err := checkOrder(stages); err != nil {
 		t.Fatal(err)
@@ -101,6 +102,10 @@ func TestStageOrder(t *testing.T) {
 		{"admit ahead of strategy", moved(stages, rowOf(t, "admit", CreateOperation), rowOf(t, "strategy", CreateOperation))},
 		{"strategy ahead of storable", moved(stages, rowOf(t, "strategy", CreateOperation), rowOf(t, "storable", CreateOperation))},
 		{"delete strategy ahead of propagation", moved(stages, rowOf(t, "strategy", DeleteOperation), rowOf(t, "propagation", DeleteOperation))},
+		{"mutating admission after metadata", moved(stages, rowOf(t, "mutatingAdmission", CreateOperation), rowOf(t, "metadata", UpdateOperation))},
+		{"validating admission ahead of strategy validation", moved(stages, rowOf(t, "validatingAdmission", CreateOperation), rowOf(t, "strategyValidation", CreateOperation))},
+		{"validating admission of an update ahead of generation", moved(stages, rowOf(t, "validatingAdmission", UpdateOperation), rowOf(t, "generation", UpdateOperation))},
+		{"validating admission of a delete ahead of mutating", moved(stages, rowOf(t, "validatingAdmission", DeleteOperation), rowOf(t, "mutatingAdmission", DeleteOperation))},
 		{"compare dropped", slices.Delete(slices.Clone(stages), rowOf(t, "compare", UpdateOperation), rowOf(t, "compare", UpdateOperation)+1)},
 	}
 	for i, st := range stages {

@@ -1,0 +1,44 @@
+package controlplane
+
+import (
+	"context"
+	"time"
+
+	"github.com/dynapi/dynapi/engine/admission"
+	"github.com/dynapi/dynapi/engine/admissionwebhook"
+)
+
+// admissionSyncTimeout bounds the first listing of the webhook
+// configurations at start.
+const admissionSyncTimeout = 30 * time.Second
+
+// newAdmission builds the admission chain of every write, in
+// kube-apiserver's plug-in order (MutatingAdmissionPolicy,
+// MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+// ValidatingAdmissionWebhook), and gives it to the service before
+// anything writes through it. A plug-in with nothing configured costs a
+// write one atomic load. It returns the index of the webhook
+// configurations, for startAdmission to fill.
+func (c *ControlPlane) newAdmission(cfg Config) *admissionwebhook.Index {
+	webhooks := admissionwebhook.NewIndex(cfg.Service, c.snapshots, cfg.Logger)
+	chain := &admission.Chain{
+		Mutators:   []admission.Mutator{webhooks.Mutating(c.webhooks)},
+		Validators: []admission.Validator{webhooks.Validating(c.webhooks)},
+	}
+	cfg.Service.SetAdmission(chain)
+	return webhooks
+}
+
+// startAdmission starts following the webhook configurations and waits
+// until they are listed, so that no write is served before the webhooks
+// in force are known; nothing when admissionregistration.k8s.io/v1 is
+// switched off. Errors: WaitSynced's.
+func (c *ControlPlane) startAdmission(ctx context.Context, webhooks *admissionwebhook.Index) error {
+	if _, _, ok := c.snapshots.Load().Lookup(admissionwebhook.Group, "v1", "validatingwebhookconfigurations"); !ok {
+		return nil
+	}
+	c.Go(ctx, webhooks.Run)
+	waitCtx, cancel := context.WithTimeout(ctx, admissionSyncTimeout)
+	defer cancel()
+	return webhooks.WaitSynced(waitCtx)
+}
