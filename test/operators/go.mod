@@ -1,0 +1,3 @@
+module github.com/dynapi/dynapi/test/operators
+
+go 1.26.8
