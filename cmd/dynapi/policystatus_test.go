@@ -14,6 +14,12 @@ import (
 
 const vapPath = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies"
 
+// e2eCronTabCRD is the e2e specs' crontabExampleCRD, in a group of its own.
+const e2eCronTabCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"crontabs.stable.e2e.example.com"},
+"spec":{"group":"stable.e2e.example.com","scope":"Namespaced","names":{"plural":"crontabs","singular":"crontab","kind":"CronTab"},
+"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object",
+"properties":{"cronSpec":{"type":"string"},"image":{"type":"string"},"replicas":{"type":"integer"}}}}}}}]}}`
+
 // checkedPolicy is a ValidatingAdmissionPolicy over resources of group
 // with the validations given (a JSON list).
 func checkedPolicy(name, group, version, resource, validations string) string {
@@ -51,11 +57,7 @@ func warningsOf(policy string) []string {
 func TestValidatingAdmissionPolicyTypeChecking(t *testing.T) {
 	url, _ := startPostgres(t)
 	base := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
-	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"crontabs.stable.e2e.example.com"},
-"spec":{"group":"stable.e2e.example.com","scope":"Namespaced","names":{"plural":"crontabs","singular":"crontab","kind":"CronTab"},
-"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object",
-"properties":{"cronSpec":{"type":"string"},"image":{"type":"string"},"replicas":{"type":"integer"}}}}}}}]}}`
-	mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, crd)
+	mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, e2eCronTabCRD)
 	waitFor(t, http.StatusOK, "/apis/stable.e2e.example.com/v1/crontabs", base)
 
 	tests := []struct {
