@@ -29,6 +29,8 @@ type Controllers struct {
 	Namespaces *namespace.Finalizer
 	// Migrations runs the StorageVersionMigrations.
 	Migrations *storageversionmigration.Controller
+	// PolicyStatus writes ValidatingAdmissionPolicies' status.
+	PolicyStatus *admissionpolicies.StatusController
 }
 
 // Register registers every built-in kind's strategy but the
@@ -39,7 +41,7 @@ func Register(service *resource.Service) Controllers {
 	secret.Register(service)
 	roles.Register(service)
 	apiservice.Register(service)
-	admissionpolicies.Register(service)
 	webhookconfiguration.Register(service)
-	return Controllers{Namespaces: namespace.Register(service), Migrations: storageversionmigration.Register(service)}
+	return Controllers{Namespaces: namespace.Register(service), Migrations: storageversionmigration.Register(service),
+		PolicyStatus: admissionpolicies.Register(service)}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/dynapi/dynapi/engine/admissionpolicy"
 	"github.com/dynapi/dynapi/engine/authz"
@@ -28,6 +29,9 @@ type policies struct {
 	plugins  *admissionpolicy.Plugins
 	follower *follow.Follower
 	logger   *slog.Logger
+	// changed is told of every change of the stored policies, on any
+	// process (the status controller's poke).
+	changed func()
 
 	mu     sync.Mutex // guards files, static and api; held while compiling
 	files  []registry.AdmissionDocument
@@ -35,9 +39,15 @@ type policies struct {
 	api    follow.Objects
 }
 
-// newPolicies builds the plug-ins; startPolicies fills them.
-func (c *ControlPlane) newPolicies(cfg Config, a authz.Authorizer) *policies {
-	p := &policies{plugins: admissionpolicy.NewPlugins(newPolicyStore(cfg.Service, c.snapshots, a)), logger: cfg.Logger}
+// policyStatusRecheck is how often the policies' status is looked at
+// besides when they change: a change seen while another process held
+// the status lock is caught up then.
+const policyStatusRecheck = 10 * time.Second
+
+// newPolicies builds the plug-ins; startPolicies fills them. changed is
+// called after each change of the stored policies.
+func (c *ControlPlane) newPolicies(cfg Config, a authz.Authorizer, changed func()) *policies {
+	p := &policies{plugins: admissionpolicy.NewPlugins(newPolicyStore(cfg.Service, c.snapshots, a)), logger: cfg.Logger, changed: changed}
 	resources := make([]follow.Resource, 0, len(policyKinds))
 	for r := range policyKinds {
 		resources = append(resources, r)
@@ -86,6 +96,7 @@ func (p *policies) apiChanged(objs follow.Objects) {
 	defer p.mu.Unlock()
 	p.api = objs
 	p.compileLocked()
+	p.changed()
 }
 
 // compileLocked publishes the policies held, compiled. A stored object

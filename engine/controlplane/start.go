@@ -141,7 +141,7 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	kinds := Register(cfg.Service)
 	contents := namespace.NewContents(cfg.Service, namespaceContents(cfg.RootCA)...)
 	authz := c.newRBAC(cfg) // before anything writes through the service
-	policies := c.newPolicies(cfg, authorizerOf(cfg, authz))
+	policies := c.newPolicies(cfg, authorizerOf(cfg, authz), kinds.PolicyStatus.Poke)
 	webhooks := c.newAdmission(cfg, policies)
 	var collector *gc.Collector
 	if cfg.Collect != nil {
@@ -162,6 +162,9 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	c.goController(ctx, "namespace-contents", func(ctx context.Context) { contents.Run(ctx, c.snapshots, nsRecheck, cfg.Logger) })
 	kinds.Migrations.Batch = cfg.MigrationBatch
 	c.goController(ctx, "storage-version-migrator", func(ctx context.Context) { kinds.Migrations.Run(ctx, c.snapshots, svmRecheck, cfg.Logger) })
+	c.goController(ctx, "validatingadmissionpolicy-status", func(ctx context.Context) {
+		kinds.PolicyStatus.Run(ctx, c.snapshots, policyStatusRecheck, cfg.Logger)
+	})
 	if collector != nil {
 		c.goController(ctx, "garbage-collector", func(ctx context.Context) { collector.Run(ctx, gcRecheck, cfg.Logger) })
 	}

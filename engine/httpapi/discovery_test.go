@@ -74,7 +74,7 @@ func TestVersionsShareObjects(t *testing.T) {
 // check answers alone at /readyz/<name>, and ?exclude leaves one out.
 func TestHealth(t *testing.T) {
 	s := newTestServer(t)
-	const controllers = "[+]definitions ok\n[+]poststarthook/field-indexes ok\n[+]poststarthook/namespace-controller ok\n[+]poststarthook/namespace-contents ok\n[+]poststarthook/storage-version-migrator ok\n[+]poststarthook/garbage-collector ok\n"
+	const controllers = "[+]definitions ok\n[+]poststarthook/field-indexes ok\n[+]poststarthook/namespace-controller ok\n[+]poststarthook/namespace-contents ok\n[+]poststarthook/storage-version-migrator ok\n[+]poststarthook/validatingadmissionpolicy-status ok\n[+]poststarthook/garbage-collector ok\n"
 	tests := []struct {
 		path string
 		code int
@@ -85,7 +85,7 @@ func TestHealth(t *testing.T) {
 		{"/readyz", 200, "ok"},
 		{"/readyz?verbose", 200, "[+]ping ok\n[+]database ok\n" + controllers + "readyz check passed\n"},
 		{"/healthz?verbose=1", 200, "[+]ping ok\n[+]database ok\n" + controllers + "healthz check passed\n"},
-		{"/livez?verbose", 200, "[+]ping ok\n[+]poststarthook/field-indexes ok\n[+]poststarthook/namespace-controller ok\n[+]poststarthook/namespace-contents ok\n[+]poststarthook/storage-version-migrator ok\n[+]poststarthook/garbage-collector ok\nlivez check passed\n"},
+		{"/livez?verbose", 200, "[+]ping ok\n[+]poststarthook/field-indexes ok\n[+]poststarthook/namespace-controller ok\n[+]poststarthook/namespace-contents ok\n[+]poststarthook/storage-version-migrator ok\n[+]poststarthook/validatingadmissionpolicy-status ok\n[+]poststarthook/garbage-collector ok\nlivez check passed\n"},
 		{"/readyz?verbose&exclude=database", 200, "[+]ping ok\n[+]database excluded: ok\n" + controllers + "readyz check passed\n"},
 		{"/readyz/ping", 200, "ok"},
 		{"/readyz/database", 200, "ok"},

@@ -23,20 +23,36 @@ import (
 // Group is the API group of the kinds.
 const Group = "admissionregistration.k8s.io"
 
-// Register makes service serve the four kinds with their strategies.
-func Register(service *resource.Service) {
-	register(service, "validatingadmissionpolicies", admissionpolicy.DefaultValidatingPolicy, admissionpolicy.ValidateValidatingPolicy,
+// Register makes service serve the four kinds with their strategies
+// (ValidatingAdmissionPolicy's validates writes of its /status too),
+// and returns the controller that writes ValidatingAdmissionPolicies'
+// status, to run beside it.
+func Register(service *resource.Service) *StatusController {
+	vap := newStrategy(admissionpolicy.DefaultValidatingPolicy, admissionpolicy.ValidateValidatingPolicy,
 		func(p *v1.ValidatingAdmissionPolicy) any { return p.Spec })
+	vap.validateStatus = func(body []byte) (field.ErrorList, error) {
+		p, err := decode[v1.ValidatingAdmissionPolicy](body)
+		if err != nil {
+			return nil, err
+		}
+		return admissionpolicy.ValidateValidatingPolicyStatus(&p.Status), nil
+	}
+	service.Register(engine.GroupResource{Group: Group, Resource: "validatingadmissionpolicies"}, vap)
 	register(service, "validatingadmissionpolicybindings", admissionpolicy.DefaultValidatingBinding, admissionpolicy.ValidateValidatingBinding,
 		func(b *v1.ValidatingAdmissionPolicyBinding) any { return b.Spec })
 	register(service, "mutatingadmissionpolicies", admissionpolicy.DefaultMutatingPolicy, admissionpolicy.ValidateMutatingPolicy,
 		func(p *v1.MutatingAdmissionPolicy) any { return p.Spec })
 	register(service, "mutatingadmissionpolicybindings", admissionpolicy.DefaultMutatingBinding, admissionpolicy.ValidateMutatingBinding,
 		func(b *v1.MutatingAdmissionPolicyBinding) any { return b.Spec })
+	return newStatusController(service)
 }
 
 func register[T any](service *resource.Service, plural string, defaults func(*T), validate func(*T) field.ErrorList, spec func(*T) any) {
-	service.Register(engine.GroupResource{Group: Group, Resource: plural}, Strategy{
+	service.Register(engine.GroupResource{Group: Group, Resource: plural}, newStrategy(defaults, validate, spec))
+}
+
+func newStrategy[T any](defaults func(*T), validate func(*T) field.ErrorList, spec func(*T) any) Strategy {
+	return Strategy{
 		defaults: func(body []byte) (any, error) {
 			obj, err := decode[T](body)
 			if err != nil {
@@ -53,7 +69,7 @@ func register[T any](service *resource.Service, plural string, defaults func(*T)
 			defaults(obj) // what was stored before this strategy was: as kube reads it
 			return validate(obj), nil
 		},
-	})
+	}
 }
 
 func decode[T any](body []byte) (*T, error) {
@@ -71,6 +87,9 @@ type Strategy struct {
 	defaults func(body []byte) (spec any, err error)
 	// validate returns kube's errors for a body.
 	validate func(body []byte) (field.ErrorList, error)
+	// validateStatus returns kube's errors for a body written through
+	// /status; nil for a kind without a status.
+	validateStatus func(body []byte) (field.ErrorList, error)
 }
 
 var _ resource.Strategy = Strategy{}
@@ -110,6 +129,9 @@ func (s Strategy) setDefaults(w *resource.Write) error {
 // Validate returns kube's errors for the spec, and refuses the names
 // reserved for policies from files on create.
 func (s Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
+	if w.Target.Subresource == "status" {
+		return s.validateStatusOf(w), nil
+	}
 	var errs field.ErrorList
 	if w.Operation == resource.CreateOperation {
 		errs = admissionpolicy.ValidateName(w.Name)
@@ -119,6 +141,20 @@ func (s Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 		return []engine.FieldError{{Type: engine.CauseInvalid, Path: "spec", Message: err.Error()}}, nil
 	}
 	return fieldErrors(append(errs, more...)), nil
+}
+
+// validateStatusOf returns kube's errors for a status write: the status
+// alone, as kube's status strategy validates it (the spec is the stored
+// one).
+func (s Strategy) validateStatusOf(w *resource.Write) []engine.FieldError {
+	if s.validateStatus == nil {
+		return nil
+	}
+	errs, err := s.validateStatus(w.Object)
+	if err != nil {
+		return []engine.FieldError{{Type: engine.CauseInvalid, Path: "status", Message: err.Error()}}
+	}
+	return fieldErrors(errs)
 }
 
 // fieldErrors are kube's field errors as dynapi's.
