@@ -34,6 +34,7 @@ func TestCLIHelp(t *testing.T) {
 		{[]string{"help", "check"}, "Flags of check:"},
 		{[]string{"check", "--help"}, "Flags of check:"},
 		{[]string{"migrate", "-help"}, "Flags of migrate:"},
+		{[]string{"help", "healthcheck"}, "Flags of healthcheck:"},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := runCLI(t, tt.args...)

@@ -112,6 +112,8 @@ const commands = `Commands:
   migrate  rewrite objects stored in older versions in the storage version,
            and those encrypted with an older key (--encryption-provider-config)
   version  print dynapi's version and the Kubernetes API version it serves
+  healthcheck  exit 0 if the server that wrote --data-dir/kubeconfig answers /readyz
+               (the container image's HEALTHCHECK: it has no shell)
 `
 
 // usageError is a command line that does not parse: it is told in one
@@ -158,6 +160,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 	if cmd == "serve" || cmd == "migrate" {
 		fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL URL; empty starts a private PostgreSQL in --data-dir"+withEnv("database-url", "DATABASE_URL"))
 		fs.StringVar(&c.DataDir, "data-dir", "./.dynapi", "where the private PostgreSQL keeps its data"+withEnv("data-dir", "DYNAPI_DATA_DIR"))
+	}
+	if cmd == "healthcheck" {
+		fs.StringVar(&c.DataDir, "data-dir", "./.dynapi", "where serve wrote its kubeconfig"+withEnv("data-dir", "DYNAPI_DATA_DIR"))
 	}
 	if cmd == "serve" {
 		fs.Var((*urlList)(&c.DatabaseReadURLs), "database-read-url",

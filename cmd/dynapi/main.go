@@ -4,6 +4,7 @@
 //	dynapi check [flags]     load every definition, print each problem, exit 1 if any
 //	dynapi migrate [flags]   rewrite objects stored in older versions in the storage version
 //	dynapi version           print dynapi's version and the Kubernetes API version it serves
+//	dynapi healthcheck       exit 0 if the server of --data-dir/kubeconfig is ready (/readyz)
 package main
 
 import (
@@ -63,10 +64,10 @@ func commandOf(args []string) (cmd string, rest []string) {
 		return "serve", args
 	}
 	switch args[0] {
-	case "serve", "check", "migrate", "version":
+	case "serve", "check", "migrate", "version", "healthcheck":
 		return args[0], args[1:]
 	case "help":
-		if len(args) > 1 && (args[1] == "serve" || args[1] == "check" || args[1] == "migrate") {
+		if len(args) > 1 && (args[1] == "serve" || args[1] == "check" || args[1] == "migrate" || args[1] == "healthcheck") {
 			return args[1], []string{"--help"}
 		}
 		return "serve", []string{"--help"}
@@ -95,6 +96,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if cmd == "check" {
 		return check(cfg, stdout, stderr)
+	}
+	if cmd == "healthcheck" {
+		return healthcheck(ctx, cfg, stdout)
 	}
 	logger := newLogger(cfg.Log, stderr)
 	// Kubernetes' libraries (the FieldManager, apimachinery) log through
