@@ -17,6 +17,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/admissionpolicy"
+	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -118,14 +119,5 @@ func (s Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 	if err != nil {
 		return []engine.FieldError{{Type: engine.CauseInvalid, Path: "spec", Message: err.Error()}}, nil
 	}
-	return fieldErrors(append(errs, more...)), nil
-}
-
-// fieldErrors are kube's field errors as dynapi's.
-func fieldErrors(errs field.ErrorList) []engine.FieldError {
-	out := make([]engine.FieldError, 0, len(errs))
-	for _, e := range errs {
-		out = append(out, engine.FieldError{Type: string(e.Type), Path: e.Field, Message: e.ErrorBody()})
-	}
-	return out
+	return meta.FieldErrors(append(errs, more...)), nil
 }
