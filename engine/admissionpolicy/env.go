@@ -56,18 +56,34 @@ type Store interface {
 // request holds one admission request's view of Env, as kube's
 // informers and clients give it to its plug-ins.
 type request struct {
-	ctx     context.Context
-	env     Env
-	matcher generic.PolicyMatcher
-	ns      *corev1.Namespace // namespaceObject's, once read
-	nsRead  bool
+	ctx       context.Context
+	env       Env
+	attrs     admission.Attributes
+	matcher   generic.PolicyMatcher
+	ns        *corev1.Namespace // namespaceObject's, once read
+	nsRead    bool
+	versioned map[schema.GroupVersionKind]*admission.VersionedAttributes // see versionedAttributes
 }
 
-func newRequest(ctx context.Context, env Env) *request {
-	r := &request{ctx: ctx, env: env}
+func newRequest(ctx context.Context, env Env, a admission.Attributes) *request {
+	r := &request{ctx: ctx, env: env, attrs: a, versioned: map[schema.GroupVersionKind]*admission.VersionedAttributes{}}
 	m := matching.NewMatcher(namespaceLister{r}, namespaceClient{r: r})
 	r.matcher = generic.NewPolicyMatcher(m)
 	return r
+}
+
+// versionedAttributes are the request's attributes in kind, converted once
+// per request and kind, as kube's dispatchers keep them.
+func (r *request) versionedAttributes(kind schema.GroupVersionKind) (*admission.VersionedAttributes, error) {
+	if va := r.versioned[kind]; va != nil {
+		return va, nil
+	}
+	va, err := admission.NewVersionedAttributes(r.attrs, kind, r.objectInterfaces())
+	if err != nil {
+		return nil, err
+	}
+	r.versioned[kind] = va
+	return va, nil
 }
 
 // namespaceObject is the namespace CEL's namespaceObject binds: none

@@ -35,8 +35,7 @@ func (s *Set) Mutate(ctx context.Context, a admission.Attributes, env Env) (runt
 	if len(hooks) == 0 {
 		return nil, nil
 	}
-	m := &mutation{request: newRequest(ctx, env), attrs: a,
-		versioned: map[schema.GroupVersionKind]*admission.VersionedAttributes{}}
+	m := &mutation{request: newRequest(ctx, env, a)}
 	var invocations []invocation
 	for _, h := range hooks {
 		invocations = append(invocations, m.invocations(h)...)
@@ -56,10 +55,8 @@ func (s *Set) Mutate(ctx context.Context, a admission.Attributes, env Env) (runt
 // generic policy dispatcher and its mutating delegate.
 type mutation struct {
 	*request
-	attrs     admission.Attributes
-	versioned map[schema.GroupVersionKind]*admission.VersionedAttributes
-	errs      []policyError
-	result    runtime.Object
+	errs   []policyError
+	result runtime.Object
 }
 
 // invocation is one policy, binding and param that apply.
@@ -132,18 +129,6 @@ func (m *mutation) invocations(h *mutatingHook) []invocation {
 		}
 	}
 	return out
-}
-
-func (m *mutation) versionedAttributes(kind schema.GroupVersionKind) (*admission.VersionedAttributes, error) {
-	if va := m.versioned[kind]; va != nil {
-		return va, nil
-	}
-	va, err := admission.NewVersionedAttributes(m.attrs, kind, m.objectInterfaces())
-	if err != nil {
-		return nil, err
-	}
-	m.versioned[kind] = va
-	return va, nil
 }
 
 // denial is kube's error for the configuration and mutation errors of

@@ -42,7 +42,7 @@ func (s *Set) Validate(ctx context.Context, a admission.Attributes, env Env) (Re
 	if len(hooks) == 0 {
 		return Result{}, nil
 	}
-	d := &validation{request: newRequest(ctx, env), attrs: a, versioned: map[schema.GroupVersionKind]*admission.VersionedAttributes{}}
+	d := &validation{request: newRequest(ctx, env, a)}
 	d.authz = admissionauthorizer.NewCachingAuthorizer(env.Authorizer())
 	for _, h := range hooks {
 		if err := d.hook(h); err != nil {
@@ -57,12 +57,10 @@ func (s *Set) Validate(ctx context.Context, a admission.Attributes, env Env) (Re
 // kube's validating dispatcher, with its state as fields.
 type validation struct {
 	*request
-	attrs     admission.Attributes
-	authz     authorizer.UnconditionalAuthorizer
-	versioned map[schema.GroupVersionKind]*admission.VersionedAttributes
-	denied    []decision
-	failures  []validating.ValidationFailureValue
-	result    Result
+	authz    authorizer.UnconditionalAuthorizer
+	denied   []decision
+	failures []validating.ValidationFailureValue
+	result   Result
 }
 
 // decision is a denial with the policy and binding that made it.
@@ -128,18 +126,6 @@ func (d *validation) binding(h *validatingHook, b *v1.ValidatingAdmissionPolicyB
 		}
 	}
 	return nil
-}
-
-func (d *validation) versionedAttributes(kind schema.GroupVersionKind) (*admission.VersionedAttributes, error) {
-	if va := d.versioned[kind]; va != nil {
-		return va, nil
-	}
-	va, err := admission.NewVersionedAttributes(d.attrs, kind, d.objectInterfaces())
-	if err != nil {
-		return nil, err
-	}
-	d.versioned[kind] = va
-	return va, nil
 }
 
 // withTypeMeta gives a typed param its apiVersion and kind, which CEL

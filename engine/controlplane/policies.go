@@ -10,12 +10,12 @@ import (
 
 	"github.com/dynapi/dynapi/engine/admissionpolicy"
 	"github.com/dynapi/dynapi/engine/authz"
-	"github.com/dynapi/dynapi/engine/follow"
+	"github.com/dynapi/dynapi/engine/informer"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
 // policyKinds are the admission policy resources with their kinds.
-var policyKinds = map[follow.Resource]string{
+var policyKinds = map[informer.Resource]string{
 	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"}:       "ValidatingAdmissionPolicy",
 	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"}: "ValidatingAdmissionPolicyBinding",
 	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicies"}:         "MutatingAdmissionPolicy",
@@ -27,7 +27,7 @@ var policyKinds = map[follow.Resource]string{
 // compiled together whenever either changes.
 type policies struct {
 	plugins  *admissionpolicy.Plugins
-	follower *follow.Follower
+	follower *informer.Set
 	logger   *slog.Logger
 	// changed is told of every change of the stored policies, on any
 	// process (the status controller's poke).
@@ -36,7 +36,7 @@ type policies struct {
 	mu     sync.Mutex // guards files, static and api; held while compiling
 	files  []registry.AdmissionDocument
 	static admissionpolicy.Objects
-	api    follow.Objects
+	api    informer.Objects
 }
 
 // policyStatusRecheck is how often the policies' status is looked at
@@ -48,11 +48,11 @@ const policyStatusRecheck = 10 * time.Second
 // called after each change of the stored policies.
 func (c *ControlPlane) newPolicies(cfg Config, a authz.Authorizer, changed func()) *policies {
 	p := &policies{plugins: admissionpolicy.NewPlugins(newPolicyStore(cfg.Service, c.snapshots, a)), logger: cfg.Logger, changed: changed}
-	resources := make([]follow.Resource, 0, len(policyKinds))
+	resources := make([]informer.Resource, 0, len(policyKinds))
 	for r := range policyKinds {
 		resources = append(resources, r)
 	}
-	p.follower = follow.New(cfg.Service, c.snapshots, cfg.Logger, resources, p.apiChanged)
+	p.follower = informer.NewSet(cfg.Service, c.snapshots, cfg.Logger, resources, p.apiChanged)
 	p.filesChanged(c.snapshots.Load())
 	c.policies.Store(p)
 	return p
@@ -91,7 +91,7 @@ func (c *ControlPlane) startPolicies(ctx context.Context, p *policies) error {
 	return p.follower.WaitSynced(waitCtx)
 }
 
-func (p *policies) apiChanged(objs follow.Objects) {
+func (p *policies) apiChanged(objs informer.Objects) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.api = objs

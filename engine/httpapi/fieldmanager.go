@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -47,19 +48,11 @@ func managerOptions(r *http.Request, patchType string, opts *resource.WriteOptio
 		errs = metav1validation.ValidateFieldManager(manager, field.NewPath("fieldManager"))
 	}
 	if len(errs) > 0 {
-		return engine.NewInvalid("meta.k8s.io", kind, "", optionErrors(errs))
+		return engine.NewInvalid("meta.k8s.io", kind, "", meta.FieldErrors(errs))
 	}
 	opts.FieldManager = cmp.Or(manager, userAgentManager(r.UserAgent()))
 	opts.Force = force != nil && *force
 	return nil
-}
-
-func optionErrors(errs field.ErrorList) []engine.FieldError {
-	out := make([]engine.FieldError, 0, len(errs))
-	for _, e := range errs {
-		out = append(out, engine.FieldError{Type: string(e.Type), Path: e.Field, Message: e.ErrorBody()})
-	}
-	return out
 }
 
 // userAgentManager is kube-apiserver's prefixFromUserAgent: the User-Agent

@@ -1,9 +1,10 @@
 // Package informer lists one kind's stored objects, then watches them, and
 // hands every change to a Handler, as client-go's informers feed a
-// controller: what a controller of a kind the server owns (the
-// CustomResourceDefinitions, the ConversionRules) needs to follow its
-// objects on every process. Whenever the watch ends (the history it needs
-// was compacted, the database went away), it pauses and lists again.
+// controller: what every process needs to follow the objects that
+// configure it (CustomResourceDefinitions, ConversionRules, admission
+// policies and webhook configurations, RBAC). Whenever the watch ends (the
+// history it needs was compacted, the database went away), it pauses and
+// lists again. A Set follows several kinds for one consumer.
 //
 // It reads through the write pipeline's Service, as a client would, and
 // wakes on snapshot swaps too: a definition file that changed may change
@@ -32,7 +33,7 @@ type Handler interface {
 	// Target resolves the kind in the current snapshot; ok is false while
 	// it is not served.
 	Target() (t resource.Target, ok bool)
-	// Listed replaces what the handler holds with a full list, by name.
+	// Listed replaces what the handler holds with a full list, by Key.
 	// It may keep the objects: they are never modified.
 	Listed(objects map[string][]byte)
 	// Put keeps an added or modified object; Remove drops a deleted one.
@@ -59,13 +60,38 @@ type Informer struct {
 	// The state below belongs to the goroutine running Sync and Run.
 	rv     int64 // the resourceVersion the handler is current at
 	listed bool  // whether the handler holds a list, not what a failure left
+
+	ready chan struct{} // closed at the first list
 }
 
 // New returns an Informer of the objects handler's Target names, read
 // through service; changed returns a channel closed at the next snapshot
 // swap (reload.Reloader.Changed is one). what names the kind in logs.
 func New(service *resource.Service, changed func() <-chan struct{}, handler Handler, logger *slog.Logger, what string) *Informer {
-	return &Informer{service: service, changed: changed, handler: handler, logger: logger, what: what, Retry: time.Second}
+	return &Informer{service: service, changed: changed, handler: handler, logger: logger, what: what, Retry: time.Second,
+		ready: make(chan struct{})}
+}
+
+// Key is the key of a stored object in the maps handed to Listed:
+// "namespace/name", or "name" when it has no namespace, as client-go's
+// MetaNamespaceKeyFunc makes it.
+func Key(obj []byte) string {
+	meta := gjson.GetBytes(obj, "metadata")
+	name := meta.Get("name").Str
+	if ns := meta.Get("namespace").Str; ns != "" {
+		return ns + "/" + name
+	}
+	return name
+}
+
+// WaitSynced waits until the objects were listed once. Errors: ctx's.
+func (in *Informer) WaitSynced(ctx context.Context) error {
+	select {
+	case <-in.ready:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%s not listed: %w", in.what, ctx.Err())
+	}
 }
 
 var (
@@ -84,7 +110,7 @@ func (in *Informer) Sync(ctx context.Context) error {
 	}
 	objects := map[string][]byte{}
 	meta, err := in.service.List(ctx, t, engine.ListOptions{}, func(obj []byte) error {
-		objects[gjson.GetBytes(obj, "metadata.name").Str] = bytes.Clone(obj) // the list may reuse its buffers
+		objects[Key(obj)] = bytes.Clone(obj) // the list may reuse its buffers
 		return nil
 	})
 	if err != nil {
@@ -94,11 +120,20 @@ func (in *Informer) Sync(ctx context.Context) error {
 	in.handler.Listed(objects)
 	in.handler.Settle()
 	in.handler.Reconcile(ctx, t)
+	select {
+	case <-in.ready:
+	default:
+		close(in.ready)
+	}
 	return nil
 }
 
-// Run follows the objects from where Sync left off until ctx ends.
+// Run follows the objects from where Sync left off (it lists first when
+// Sync was not called or found nothing to list) until ctx ends.
 func (in *Informer) Run(ctx context.Context) {
+	if !in.listed {
+		in.resync(ctx)
+	}
 	for {
 		err := in.follow(ctx)
 		if ctx.Err() != nil {
@@ -110,9 +145,14 @@ func (in *Informer) Run(ctx context.Context) {
 		if !wait.Sleep(ctx, in.Retry) {
 			return
 		}
-		if err := in.Sync(ctx); err != nil && ctx.Err() == nil {
-			in.logger.Warn("syncing "+in.what, "err", err)
-		}
+		in.resync(ctx)
+	}
+}
+
+// resync is Sync, logging its failure: Run tries again after Retry.
+func (in *Informer) resync(ctx context.Context) {
+	if err := in.Sync(ctx); err != nil && ctx.Err() == nil {
+		in.logger.Warn("syncing "+in.what, "err", err)
 	}
 }
 

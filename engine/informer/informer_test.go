@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +14,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/testkit/servicetest"
 )
@@ -25,11 +30,7 @@ type recorder struct {
 
 func (r *recorder) Target() (resource.Target, bool) { return r.target, true }
 func (r *recorder) Listed(objects map[string][]byte) {
-	names := make([]string, 0, len(objects))
-	for name := range objects {
-		names = append(names, name)
-	}
-	r.add("Listed " + strings.Join(names, ","))
+	r.add("Listed " + strings.Join(slices.Sorted(maps.Keys(objects)), ","))
 }
 func (r *recorder) Put(obj []byte)    { r.add("Put " + gjson.GetBytes(obj, "metadata.name").Str) }
 func (r *recorder) Remove(obj []byte) { r.add("Remove " + gjson.GetBytes(obj, "metadata.name").Str) }
@@ -96,7 +97,7 @@ func TestInformer(t *testing.T) {
 	if err := in.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rec.waitFor(t, "Listed a", "Settle", "Reconcile")
+	rec.waitFor(t, "Listed default/a", "Settle", "Reconcile")
 	done := make(chan struct{})
 	go func() { in.Run(ctx); close(done) }()
 
@@ -113,4 +114,112 @@ func TestInformer(t *testing.T) {
 	rec.waitFor(t, "Reconcile")
 	cancel()
 	<-done
+}
+
+// configMaps is the ConfigMaps of namespace default in kit, with the
+// names created.
+func configMaps(t *testing.T, kit servicetest.Kit, names ...string) resource.Target {
+	t.Helper()
+	r, v, ok := kit.Snapshot.Lookup("", "v1", "configmaps")
+	if !ok {
+		t.Fatal("no configmaps")
+	}
+	target := resource.Target{Resource: r, Version: v, Namespace: "default"}
+	for _, name := range names {
+		body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"}}`
+		if _, err := kit.Service.Create(context.Background(), target, []byte(body), resource.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return target
+}
+
+// compactedPast waits until a watch from rv ends in an Expired error.
+func compactedPast(t *testing.T, kit servicetest.Kit, target resource.Target, rv int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second) // a bound, not a measure
+	for !expired(kit, target, rv) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a watch from %d is not expired", rv)
+		}
+	}
+}
+
+// expired says whether a watch from rv fails as too old: its first event
+// is that error, else it sends nothing within a poll's pause.
+func expired(kit servicetest.Kit, target resource.Target, rv int64) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := kit.Service.Watch(ctx, target, resource.WatchOptions{
+		List: engine.ListOptions{ResourceVersion: strconv.FormatInt(rv, 10)}})
+	if err != nil {
+		return engine.ErrorCode(err) == engine.CodeExpired
+	}
+	select {
+	case ev := <-events:
+		return ev.Type == engine.EventError && engine.ErrorCode(ev.Err) == engine.CodeExpired
+	case <-time.After(20 * time.Millisecond):
+		return false
+	}
+}
+
+// TestInformerLists: Run lists first when nothing was listed, lists again
+// when its watch fails (here: its resourceVersion was compacted), signals
+// ready after the first list, and returns when its context ends.
+func TestInformerLists(t *testing.T) {
+	tests := []struct {
+		name  string
+		store postgres.Options
+		retry time.Duration // an hour: Run must not wait to list
+		// before runs ahead of Run, on an informer of ConfigMap a.
+		before func(t *testing.T, kit servicetest.Kit, in *Informer, rec *recorder)
+		want   []string
+	}{
+		{
+			name: "Run without Sync", retry: time.Hour,
+			before: func(*testing.T, servicetest.Kit, *Informer, *recorder) {},
+			want:   []string{"Listed default/a", "Settle", "Reconcile"},
+		},
+		{
+			name: "expired resourceVersion", retry: time.Millisecond,
+			store: postgres.Options{Retention: time.Millisecond, CompactInterval: 10 * time.Millisecond},
+			before: func(t *testing.T, kit servicetest.Kit, in *Informer, rec *recorder) {
+				if err := in.Sync(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				rec.waitFor(t, "Listed default/a", "Settle", "Reconcile")
+				target := configMaps(t, kit, "b") // not seen: the watch from the list's resourceVersion fails
+				compactedPast(t, kit, target, in.rv)
+			},
+			want: []string{"Listed default/a,default/b", "Settle", "Reconcile"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kit := servicetest.OpenWithOptions(t, tt.store, "default")
+			target := configMaps(t, kit, "a")
+			rec := &recorder{target: target}
+			never := func() <-chan struct{} { return nil }
+			in := New(kit.Service, never, rec, slog.New(slog.DiscardHandler), "ConfigMaps")
+			in.Retry = tt.retry
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cancelled, cancelNow := context.WithCancel(ctx)
+			cancelNow()
+			if err := in.WaitSynced(cancelled); err == nil {
+				t.Fatal("WaitSynced before any list: nil, want an error")
+			}
+			tt.before(t, kit, in, rec)
+			done := make(chan struct{})
+			go func() { in.Run(ctx); close(done) }()
+			rec.waitFor(t, tt.want...)
+			bounded, stop := context.WithTimeout(ctx, 10*time.Second) // a bound, not a measure
+			defer stop()
+			if err := in.WaitSynced(bounded); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			<-done
+		})
+	}
 }

@@ -103,11 +103,16 @@ func ValidateUpdate(m, old *metav1.ObjectMeta, namespaced bool, name apivalidati
 }
 
 // FieldErrors turns Kubernetes' field errors into causes, worded as
-// kube-apiserver's StatusCauses are.
+// kube-apiserver's StatusCauses are: the one conversion, for every
+// package that validates with Kubernetes' libraries. No errors is nil, so
+// that a valid write allocates nothing here.
 func FieldErrors(errs field.ErrorList) []engine.FieldError {
-	out := make([]engine.FieldError, 0, len(errs))
-	for _, e := range errs {
-		out = append(out, engine.FieldError{Type: string(e.Type), Path: e.Field, Message: e.ErrorBody()})
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]engine.FieldError, len(errs))
+	for i, e := range errs {
+		out[i] = engine.FieldError{Type: string(e.Type), Path: e.Field, Message: e.ErrorBody()}
 	}
 	return out
 }

@@ -35,6 +35,40 @@ func TestSleep(t *testing.T) {
 	}
 }
 
+// TestNudge: a poke ends the pause it comes before, however long; pokes
+// coalesce into one; an ended context ends it with false.
+func TestNudge(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		pokes  int
+		pauses int // pauses of an hour that must each end at once
+		want   bool
+	}{
+		{"poked", context.Background(), 1, 1, true},
+		{"poked twice: one look", context.Background(), 2, 1, true},
+		{"context ended", ended, 0, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := NewNudge()
+			for range tt.pokes {
+				n.Poke()
+			}
+			for range tt.pauses {
+				if got := n.Pause(tt.ctx, time.Hour); got != tt.want {
+					t.Fatalf("Pause = %v, want %v", got, tt.want)
+				}
+			}
+			if len(n) != 0 {
+				t.Fatalf("%d pokes left after the pauses, want none", len(n))
+			}
+		})
+	}
+}
+
 func TestUntil(t *testing.T) {
 	calls := 0
 	if !Until(time.Second, func() bool { calls++; return calls == 3 }) || calls != 3 {

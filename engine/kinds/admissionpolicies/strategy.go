@@ -17,6 +17,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/admissionpolicy"
+	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/dynapi/dynapi/engine/resource"
 )
 
@@ -140,7 +141,7 @@ func (s Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 	if err != nil {
 		return []engine.FieldError{{Type: engine.CauseInvalid, Path: "spec", Message: err.Error()}}, nil
 	}
-	return fieldErrors(append(errs, more...)), nil
+	return meta.FieldErrors(append(errs, more...)), nil
 }
 
 // validateStatusOf returns kube's errors for a status write: the status
@@ -154,14 +155,5 @@ func (s Strategy) validateStatusOf(w *resource.Write) []engine.FieldError {
 	if err != nil {
 		return []engine.FieldError{{Type: engine.CauseInvalid, Path: "status", Message: err.Error()}}
 	}
-	return fieldErrors(errs)
-}
-
-// fieldErrors are kube's field errors as dynapi's.
-func fieldErrors(errs field.ErrorList) []engine.FieldError {
-	out := make([]engine.FieldError, 0, len(errs))
-	for _, e := range errs {
-		out = append(out, engine.FieldError{Type: string(e.Type), Path: e.Field, Message: e.ErrorBody()})
-	}
-	return out
+	return meta.FieldErrors(errs)
 }

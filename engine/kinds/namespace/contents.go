@@ -13,6 +13,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // Content is an object of the core group that every namespace not being
@@ -40,7 +41,7 @@ type Content struct {
 type Contents struct {
 	service  *resource.Service
 	contents []Content
-	poked    chan struct{}
+	poked    wait.Nudge
 }
 
 // contentsManager is the field manager of the Contents' writes, kube's.
@@ -50,16 +51,16 @@ const contentsManager = "kube-controller-manager"
 // namespace created, or one of the objects deleted, through service wakes
 // it.
 func NewContents(service *resource.Service, contents ...Content) *Contents {
-	c := &Contents{service: service, contents: contents, poked: make(chan struct{}, 1)}
+	c := &Contents{service: service, contents: contents, poked: wait.NewNudge()}
 	service.OnCreate(func(key engine.ObjectKey) {
 		if key.Resource == engine.Namespaces {
-			c.poke()
+			c.poked.Poke()
 		}
 	})
 	service.OnDelete(func(key engine.ObjectKey) {
 		for _, content := range contents {
 			if key.Resource.Group == "" && key.Resource.Resource == content.Resource && key.Name == content.Name {
-				c.poke()
+				c.poked.Poke()
 			}
 		}
 	})
@@ -74,20 +75,9 @@ func (c *Contents) Run(ctx context.Context, snapshots Snapshots, interval time.D
 		if err := c.look(ctx, snapshots.Load()); err != nil && ctx.Err() == nil {
 			logger.Warn("keeping namespace contents", "err", err)
 		}
-		select {
-		case <-c.poked:
-		case <-time.After(interval):
-		case <-ctx.Done():
+		if !c.poked.Pause(ctx, interval) {
 			return
 		}
-	}
-}
-
-// poke makes Run look now.
-func (c *Contents) poke() {
-	select {
-	case c.poked <- struct{}{}:
-	default: // a look is due already
 	}
 }
 

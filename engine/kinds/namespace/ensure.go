@@ -9,16 +9,17 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // Register makes service serve namespaces with their Strategy, and returns
 // the Finalizer to run beside it: writes through service wake it.
 func Register(service *resource.Service) *Finalizer {
-	f := &Finalizer{service: service, poked: make(chan struct{}, 1)}
+	f := &Finalizer{service: service, poked: wait.NewNudge()}
 	service.Register(engine.Namespaces, &Strategy{finalizer: f})
 	service.OnRemove(func(key engine.ObjectKey) {
 		if key.Namespace != "" {
-			f.poke() // its namespace may be waiting for it
+			f.poked.Poke() // its namespace may be waiting for it
 		}
 	})
 	return f

@@ -15,6 +15,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // A namespace is deleted as kube-apiserver and its namespace controller
@@ -32,7 +33,7 @@ import (
 // kind, one list for all.
 type Finalizer struct {
 	service *resource.Service
-	poked   chan struct{}
+	poked   wait.Nudge
 }
 
 // Snapshots gives the current registry snapshot (*reload.Reloader and an
@@ -56,20 +57,9 @@ func (s *Finalizer) Run(ctx context.Context, snapshots Snapshots, interval time.
 		if err := s.finalizeNamespaces(ctx, snapshots.Load()); err != nil && ctx.Err() == nil {
 			logger.Warn("deleting namespaces", "err", err)
 		}
-		select {
-		case <-s.poked:
-		case <-time.After(interval):
-		case <-ctx.Done():
+		if !s.poked.Pause(ctx, interval) {
 			return
 		}
-	}
-}
-
-// poke makes Run look now.
-func (s *Finalizer) poke() {
-	select {
-	case s.poked <- struct{}{}:
-	default: // a look is due already
 	}
 }
 

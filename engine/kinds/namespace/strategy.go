@@ -127,7 +127,7 @@ func (*Strategy) Finalized(stored []byte) bool { return len(specFinalizers(store
 // AfterWrite makes the Finalizer look at a namespace marked for deletion.
 func (s *Strategy) AfterWrite(w *resource.Write) {
 	if w.Operation == resource.DeleteOperation || w.Meta != nil && w.Meta.DeletionTimestamp != nil {
-		s.finalizer.poke()
+		s.finalizer.poked.Poke()
 	}
 }
 

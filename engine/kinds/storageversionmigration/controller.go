@@ -15,6 +15,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // Snapshots gives the current registry snapshot (*reload.Reloader and an
@@ -33,7 +34,7 @@ const retryDelay = time.Second
 // Controller runs the StorageVersionMigrations. Build it with Register.
 type Controller struct {
 	service *resource.Service
-	poked   chan struct{}
+	poked   wait.Nudge
 	// Now is the clock of the conditions' lastTransitionTime.
 	Now func() time.Time
 	// Batch is how many objects a migration reads and rewrites per page,
@@ -45,8 +46,8 @@ type Controller struct {
 // Strategy, and returns the Controller to run beside it: a migration
 // created through service wakes it.
 func Register(service *resource.Service) *Controller {
-	c := &Controller{service: service, poked: make(chan struct{}, 1), Now: time.Now}
-	service.Register(Resource, Strategy{created: c.poke})
+	c := &Controller{service: service, poked: wait.NewNudge(), Now: time.Now}
+	service.Register(Resource, Strategy{created: c.poked.Poke})
 	return c
 }
 
@@ -59,24 +60,13 @@ func (c *Controller) Run(ctx context.Context, snapshots Snapshots, interval time
 		if err != nil && ctx.Err() == nil {
 			logger.Warn("migrating storage versions", "err", err)
 		}
-		wait := interval
+		pause := interval
 		if again {
-			wait = min(interval, retryDelay)
+			pause = min(interval, retryDelay)
 		}
-		select {
-		case <-c.poked:
-		case <-time.After(wait):
-		case <-ctx.Done():
+		if !c.poked.Pause(ctx, pause) {
 			return
 		}
-	}
-}
-
-// poke makes Run look now.
-func (c *Controller) poke() {
-	select {
-	case c.poked <- struct{}{}:
-	default: // a look is due already
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/common"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/meta"
 )
 
 // Validate returns every problem of obj, as kube-apiserver finds them
@@ -45,7 +46,7 @@ func (v *Validator) Validate(ctx context.Context, obj, old []byte) ([]engine.Fie
 	if v.rules != nil {
 		errs = append(errs, v.evaluate(ctx, newObj, oldObj, errs)...)
 	}
-	return fieldErrors(errs), nil
+	return meta.FieldErrors(errs), nil
 }
 
 // structure checks embedded resources and list types. A list check is
@@ -88,17 +89,4 @@ func decode(b []byte) (map[string]any, error) {
 		return nil, fmt.Errorf("decode object: %w", err)
 	}
 	return m, nil
-}
-
-// fieldErrors turns Kubernetes' field errors into causes, worded as
-// kube-apiserver's StatusCauses are.
-func fieldErrors(errs field.ErrorList) []engine.FieldError {
-	if len(errs) == 0 {
-		return nil
-	}
-	out := make([]engine.FieldError, len(errs))
-	for i, e := range errs {
-		out[i] = engine.FieldError{Type: string(e.Type), Path: e.Field, Message: e.ErrorBody()}
-	}
-	return out
 }

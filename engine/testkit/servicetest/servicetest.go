@@ -32,8 +32,15 @@ func (k Kit) Load() *registry.Snapshot { return k.Snapshot }
 // Open opens a Kit, closed when tb ends, with namespaces created.
 func Open(tb testing.TB, namespaces ...string) Kit {
 	tb.Helper()
+	return OpenWithOptions(tb, postgres.Options{}, namespaces...)
+}
+
+// OpenWithOptions is Open with a store of opts: a test of what a short
+// history does to a watch sets Retention and CompactInterval.
+func OpenWithOptions(tb testing.TB, opts postgres.Options, namespaces ...string) Kit {
+	tb.Helper()
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.Open(tb))
+	db, err := postgres.OpenWithOptions(ctx, pgtest.Open(tb), opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
