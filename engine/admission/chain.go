@@ -4,7 +4,7 @@ import (
 	"context"
 	"maps"
 
-	"github.com/dynapi/dynapi/engine/audit"
+	"github.com/dynapi/dynapi/engine"
 )
 
 // Mutator is a mutating admission step: mutating admission policies,
@@ -35,7 +35,7 @@ type Outcome struct {
 	// Warnings are sent to the client as Warning headers.
 	Warnings []string
 	// AuditAnnotations are added to the request's audit event (see
-	// audit.AddAnnotations), keyed "<plug-in prefix>/<key>".
+	// engine.AddAuditAnnotations), keyed "<plug-in prefix>/<key>".
 	AuditAnnotations map[string]string
 }
 
@@ -95,7 +95,7 @@ func (c *Chain) Validating() bool {
 // refused or not, as kube records them. Errors: the first plug-in's that
 // refuses.
 func (c *Chain) Admit(ctx context.Context, a *Attributes, out *Outcome) error {
-	defer func() { audit.AddAnnotations(ctx, out.AuditAnnotations) }() // the map as it is at the end
+	defer func() { engine.AddAuditAnnotations(ctx, out.AuditAnnotations) }() // the map as it is at the end
 	if err := c.admitOnce(ctx, a, out); err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (c *Chain) admitOnce(ctx context.Context, a *Attributes, out *Outcome) erro
 // records out's audit annotations as Admit does. Errors: the first
 // plug-in's that refuses.
 func (c *Chain) Validate(ctx context.Context, a *Attributes, out *Outcome) error {
-	defer func() { audit.AddAnnotations(ctx, out.AuditAnnotations) }() // the map as it is at the end
+	defer func() { engine.AddAuditAnnotations(ctx, out.AuditAnnotations) }() // the map as it is at the end
 	for _, v := range c.Validators {
 		if !v.Active() {
 			continue

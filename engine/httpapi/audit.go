@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/audit"
 	"github.com/dynapi/dynapi/engine/authz"
 	"github.com/dynapi/dynapi/engine/kubeproto"
@@ -52,7 +53,7 @@ func (s *Server) audit(next http.Handler) http.Handler {
 		// RequestReceived stage has none.
 		r = r.WithContext(context.WithValue(r.Context(), auditKey{}, &auditRecord{ev: ev, bodies: bodies && level.AtLeast(audit.LevelRequest)}))
 		s.writeAudit(ev, audit.StageRequestReceived, omit)
-		ctx, annotations := audit.WithAnnotations(r.Context())
+		ctx, annotations := engine.WithAuditAnnotations(r.Context())
 		r = r.WithContext(ctx)
 		rec := &auditRecorder{ResponseWriter: w, keep: level.AtLeast(audit.LevelRequestResponse) && bodies}
 		if a.Verb == "watch" {
@@ -67,7 +68,7 @@ func (s *Server) audit(next http.Handler) http.Handler {
 			}
 		}()
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), auditEventKey{}, ev)))
-		annotations.CopyInto(ev)
+		ev.Annotations = annotations.CopyInto(ev.Annotations)
 		ev.ResponseStatus = rec.status()
 		if rec.keep && !rec.over {
 			ev.ResponseObject = responseObject(rec.body.Bytes())
