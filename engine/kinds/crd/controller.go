@@ -60,6 +60,8 @@ type Controller struct {
 	pending changes                // what changed since then
 	respec  changes                // the groups whose precedence changed since the last hand
 	blocked map[string]bool        // the definitions not handed (see servable)
+
+	terminating terminating // the definitions being deleted, read by requests too
 }
 
 // Options are what the server says of the definitions through the API.
@@ -77,6 +79,7 @@ func New(service *resource.Service, defs Definitions, logger *slog.Logger, opts 
 	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now,
 		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
 	c.informer = informer.New(service, defs.Changed, handler{c}, logger, "CustomResourceDefinitions")
+	service.GuardCreates(c.terminating.guard)
 	return c
 }
 
@@ -103,6 +106,7 @@ func (h handler) Target() (resource.Target, bool) {
 // Listed takes a full list: every definition may have changed.
 func (h handler) Listed(objects map[string][]byte) {
 	h.c.objects = objects
+	h.c.terminating.reset(objects)
 	h.c.pending.all, h.c.respec.all = true, true
 }
 
@@ -163,6 +167,7 @@ func (c *Controller) remember(obj []byte) {
 		return // an equal object keeps what was read of it
 	}
 	c.objects[name] = obj
+	c.terminating.note(obj)
 	var was *definition
 	if ok {
 		was = c.definitionNamed(name, old)
@@ -177,6 +182,7 @@ func (c *Controller) forget(obj []byte) {
 	if old, ok := c.objects[name]; ok && resourceVersion(old) <= resourceVersion(obj) {
 		c.noteChange(name, c.definitionNamed(name, old), nil)
 		delete(c.objects, name)
+		c.terminating.forget(name)
 		delete(c.blocked, name)
 		delete(c.views, name)
 		delete(c.parsed, name)
