@@ -110,10 +110,18 @@ func (h handler) Listed(objects map[string][]byte) {
 	h.c.pending.all, h.c.respec.all = true, true
 }
 
-func (h handler) Put(obj []byte)                                   { h.c.remember(obj) }
-func (h handler) Remove(obj []byte)                                { h.c.forget(obj) }
-func (h handler) Settle()                                          { h.c.hand() }
-func (h handler) Reconcile(ctx context.Context, t resource.Target) { h.c.reconcile(ctx, t) }
+func (h handler) Put(obj []byte)    { h.c.remember(obj) }
+func (h handler) Remove(obj []byte) { h.c.forget(obj) }
+func (h handler) Settle()           { h.c.hand() }
+
+// Reconcile publishes the definitions of the kinds definition files serve
+// (see publish.go), then writes the statuses.
+func (h handler) Reconcile(ctx context.Context, t resource.Target) {
+	if err := h.c.publish(ctx, t, h.c.defs.Load()); err != nil && ctx.Err() == nil {
+		h.c.logger.Warn("CustomResourceDefinitions of definition files not published", "err", err)
+	}
+	h.c.reconcile(ctx, t)
+}
 
 // hand gives the servable definitions to the registry when they or a spec
 // changed since the last time: a status write (every one of ours comes
