@@ -61,7 +61,8 @@ type Controller struct {
 	respec  changes                // the groups whose precedence changed since the last hand
 	blocked map[string]bool        // the definitions not handed (see servable)
 
-	terminating terminating // the definitions being deleted, read by requests too
+	terminating  terminating // the definitions being deleted, read by requests too
+	publishFiles bool        // see Options.PublishFiles
 }
 
 // Options are what the server says of the definitions through the API.
@@ -69,6 +70,10 @@ type Options struct {
 	// DeletionProtection protects every definition as the protection
 	// annotation does (see Strategy.PrepareForDelete).
 	DeletionProtection bool
+	// PublishFiles publishes a CustomResourceDefinition for each kind a
+	// definition file serves (see publish.go): what a server does, not a
+	// command that reads the definitions with files of its own.
+	PublishFiles bool
 }
 
 // New returns a Controller that serves the definitions stored through
@@ -76,7 +81,7 @@ type Options struct {
 // that it refuses a definition the registry would refuse.
 func New(service *resource.Service, defs Definitions, logger *slog.Logger, opts Options) *Controller {
 	service.Register(GroupResource, Strategy{Snapshots: defs, Service: service, DeletionProtection: opts.DeletionProtection})
-	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now,
+	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now, publishFiles: opts.PublishFiles,
 		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
 	c.informer = informer.New(service, defs.Changed, handler{c}, logger, "CustomResourceDefinitions")
 	service.GuardCreates(c.terminating.guard)
@@ -115,8 +120,13 @@ func (h handler) Remove(obj []byte) { h.c.forget(obj) }
 func (h handler) Settle()           { h.c.hand() }
 
 // Reconcile publishes the definitions of the kinds definition files serve
-// (see publish.go), then writes the statuses.
+// (see publish.go) when the Controller is a server's, then writes the
+// statuses.
 func (h handler) Reconcile(ctx context.Context, t resource.Target) {
+	if !h.c.publishFiles {
+		h.c.reconcile(ctx, t)
+		return
+	}
 	if err := h.c.publish(ctx, t, h.c.defs.Load()); err != nil && ctx.Err() == nil {
 		h.c.logger.Warn("CustomResourceDefinitions of definition files not published", "err", err)
 	}
