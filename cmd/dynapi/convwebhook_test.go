@@ -44,8 +44,9 @@ func thingCRD(plural, kind string, clientConfig map[string]any, reviews ...strin
 }
 
 // conversionWebhook is a webhook program a test runs: HTTPS with a
-// certificate of a test CA for 127.0.0.1 and for the service
-// convert.hooks.svc, and a service map that sends that service to it.
+// certificate of a test CA for 127.0.0.1 and for its service
+// (convert.hooks.svc unless told), and a service map that sends that
+// service to it.
 type conversionWebhook struct {
 	hook       *webhooktest.Conversion
 	srv        *httptest.Server
@@ -55,11 +56,16 @@ type conversionWebhook struct {
 
 func startConversionWebhook(t *testing.T) *conversionWebhook {
 	t.Helper()
+	return startServiceWebhook(t, "hooks", "convert", &webhooktest.Conversion{})
+}
+
+// startServiceWebhook runs hook as the service namespace/name.
+func startServiceWebhook(t *testing.T, namespace, name string, hook *webhooktest.Conversion) *conversionWebhook {
+	t.Helper()
 	ca := webhooktest.NewCA(t, "webhook-ca")
-	hook := &webhooktest.Conversion{}
-	srv := webhooktest.StartTLS(t, ca.Serving(t, []string{"convert.hooks.svc"}, net.IPv4(127, 0, 0, 1)), false, hook)
+	srv := webhooktest.StartTLS(t, ca.Serving(t, []string{name + "." + namespace + ".svc"}, net.IPv4(127, 0, 0, 1)), false, hook)
 	serviceMap := filepath.Join(t.TempDir(), "services.yaml")
-	if err := os.WriteFile(serviceMap, []byte("hooks/convert: "+strings.TrimPrefix(srv.URL, "https://")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(serviceMap, []byte(namespace+"/"+name+": "+strings.TrimPrefix(srv.URL, "https://")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return &conversionWebhook{hook: hook, srv: srv, caBundle: base64.StdEncoding.EncodeToString(ca.PEM), serviceMap: serviceMap}
@@ -354,5 +360,70 @@ func TestConversionWebhookKubectl(t *testing.T) {
 	}
 	if calls := w.calls(t, "v1"); calls == 0 {
 		t.Error("kubectl's reads in v2 did not call the webhook")
+	}
+}
+
+// TestConversionWebhookPublished: the real kubectl applies a published
+// definition that declares a webhook, the external-snapshotter's
+// VolumeGroupSnapshotContent (v1beta1, v1beta2, v1 stored; its service
+// default/snapshot-conversion-webhook-service), with the webhook running,
+// and gets an object written in v1 in each version.
+func TestConversionWebhookPublished(t *testing.T) {
+	url, _ := startPostgres(t)
+	w := startServiceWebhook(t, "default", "snapshot-conversion-webhook-service", &webhooktest.Conversion{Convert: webhooktest.APIVersion})
+	m := startMain(t, Config{DatabaseURL: url, WebhookServiceMap: w.serviceMap})
+	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}
+	published, err := os.ReadFile("testdata/external-snapshotter/groupsnapshot.storage.k8s.io_volumegroupsnapshotcontents.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The published file has no caBundle: an installer's cert injector
+	// fills it in before kubectl applies the file, as this does.
+	const clientConfig = "      clientConfig:\n"
+	if strings.Count(string(published), clientConfig) != 1 {
+		t.Fatalf("the published definition has not one %q", clientConfig)
+	}
+	injected := strings.Replace(string(published), clientConfig, clientConfig+"        caBundle: "+w.caBundle+"\n", 1)
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const crd = "volumegroupsnapshotcontents.groupsnapshot.storage.k8s.io"
+	if out := k.run("apply", "-f", write("crd.yaml", injected)); !strings.Contains(out, "customresourcedefinition.apiextensions.k8s.io/"+crd+" created") {
+		t.Fatalf("kubectl apply: %s", out)
+	}
+	k.run("wait", "--for=condition=Established", "--timeout=30s", "customresourcedefinition/"+crd)
+	// A spec valid in all three versions, which differ only in status.
+	const spec = `spec:
+  deletionPolicy: Delete
+  driver: hostpath.csi.k8s.io
+  source:
+    volumeHandles:
+    - vol-1
+    - vol-2
+  volumeGroupSnapshotRef:
+    name: group
+    namespace: default
+`
+	k.run("apply", "-f", write("content.yaml", "apiVersion: groupsnapshot.storage.k8s.io/v1\nkind: VolumeGroupSnapshotContent\nmetadata:\n  name: content\n"+spec))
+	w.calls(t, "v1")
+	for _, v := range []string{"v1beta1", "v1beta2", "v1"} {
+		out := k.run("get", "volumegroupsnapshotcontents."+v+".groupsnapshot.storage.k8s.io", "content", "-o", "yaml")
+		for _, want := range []string{"apiVersion: groupsnapshot.storage.k8s.io/" + v + "\nkind: VolumeGroupSnapshotContent\n", "  name: content\n", spec} {
+			if !strings.Contains(out, want) {
+				t.Errorf("kubectl get in %s -o yaml:\n%s\nwant %q", v, out, want)
+			}
+		}
+		calls := w.calls(t, "v1")
+		if v != "v1" && calls == 0 {
+			t.Errorf("kubectl get in %s did not call the webhook", v)
+		}
+		if v == "v1" && calls != 0 {
+			t.Errorf("kubectl get in v1, the storage version, called the webhook %d times", calls)
+		}
 	}
 }

@@ -123,3 +123,11 @@ func HostPort(obj map[string]any, desired string) map[string]any {
 	obj["apiVersion"] = desired
 	return obj
 }
+
+// APIVersion converts by rewriting apiVersion alone, as the
+// external-snapshotter's webhook does between versions whose fields are
+// the same (the group snapshot kinds' specs in v1beta1, v1beta2 and v1).
+func APIVersion(obj map[string]any, desired string) map[string]any {
+	obj["apiVersion"] = desired
+	return obj
+}
