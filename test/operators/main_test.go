@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,6 +83,9 @@ func startDynapi() (s *server, stop func(), err error) {
 		"--tls-cert-file", filepath.Join(dir, "apiserver.crt"), "--tls-private-key-file", filepath.Join(dir, "apiserver.key"),
 		"--token-auth-file", filepath.Join(dir, "tokens.csv"), "--authorization-mode", "RBAC",
 		"--webhook-service-map", filepath.Join(dir, "services.yaml"))
+	if v := os.Getenv("DYNAPI_LOG"); v != "" && strings.Trim(v, "0123456789") == "" {
+		cmd.Args = append(cmd.Args, "-v="+v) // DYNAPI_LOG=3: with the access log
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, nil, err
