@@ -1,6 +1,7 @@
 // Package gc is the garbage collector of ownerReferences, as
 // kube-controller-manager's: an object whose owners are all gone is
-// deleted (background deletion, also for an owner that never existed);
+// deleted (background deletion, also for an owner that never existed, but
+// not for an owner of a kind or version the server does not serve);
 // an owner deleted with propagationPolicy=Foreground waits, marked with
 // the foregroundDeletion finalizer, until its dependents are deleted (those
 // with blockOwnerDeletion block it); one deleted with Orphan waits, with

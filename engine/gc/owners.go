@@ -238,17 +238,23 @@ func policyOf(d engine.Object) string {
 	return resource.PropagationBackground
 }
 
-// unresolvable says whether a cluster-scoped dependent names a namespaced
-// kind as an owner: kube-controller-manager cannot resolve such a
-// reference (it reports OwnerRefInvalidNamespace) and never collects the
-// dependent for it.
+// unresolvable says whether kube-controller-manager's collector cannot
+// resolve one of d's owner references, and so never collects d for it:
+// an owner whose kind is not served in that apiVersion (its REST mapping
+// fails, and it retries until discovery serves it: the v1 Pod that an
+// operator run outside a cluster names keeps its objects), or, for a
+// cluster-scoped dependent, a namespaced owner (OwnerRefInvalidNamespace).
 func (p *pass) unresolvable(d engine.Object) bool {
-	if d.Key.Namespace != "" {
-		return false
-	}
 	for _, r := range gjson.GetBytes(d.Body, "metadata.ownerReferences").Array() {
-		group, _ := engine.ParseAPIVersion(r.Get("apiVersion").String())
-		if res, ok := p.snap.ResourceByKind(group, r.Get("kind").String()); ok && res.Namespaced {
+		group, version := engine.ParseAPIVersion(r.Get("apiVersion").String())
+		res, ok := p.snap.ResourceByKind(group, r.Get("kind").String())
+		if !ok {
+			return true
+		}
+		if v, ok := res.Version(version); !ok || !v.Served {
+			return true
+		}
+		if d.Key.Namespace == "" && res.Namespaced {
 			return true
 		}
 	}

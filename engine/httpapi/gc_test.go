@@ -113,8 +113,24 @@ func TestGarbageCollectionOrphan(t *testing.T) {
 func TestGarbageCollectionAbsentOwners(t *testing.T) {
 	s := newTestServer(t)
 	const never = `{"apiVersion":"shop.example.com/v1","kind":"Widget","name":"never","uid":"6f1f0a52-3c55-4b8e-9d7e-1e2f3a4b5c6d"}`
+	// Owners kube's collector cannot map to a resource keep their
+	// dependents: a kind the server does not serve (the v1 Pod Gatekeeper
+	// names with --debug-use-fake-pod), a version it does not serve.
+	// Created before "orphaned", whose name sorts after theirs, they were
+	// seen by the pass that collects it.
+	unresolvable := map[string]string{
+		"of-pod":     `{"apiVersion":"v1","kind":"Pod","name":"no-pod","uid":"abcd"}`,
+		"of-v9":      `{"apiVersion":"shop.example.com/v9","kind":"Widget","name":"never","uid":"6f1f0a52-3c55-4b8e-9d7e-1e2f3a4b5c6d"}`,
+		"of-unknown": `{"apiVersion":"shop.example.com/v1","kind":"Gadget","name":"never","uid":"6f1f0a52-3c55-4b8e-9d7e-1e2f3a4b5c6d"}`,
+	}
+	for name, owner := range unresolvable {
+		s.create(widgets, owned(name, owner))
+	}
 	s.create(widgets, owned("orphaned", never))
 	s.gone(widgets + "/orphaned")
+	for name := range unresolvable {
+		s.mustDo(http.StatusOK, http.MethodGet, widgets+"/"+name, "", "")
+	}
 
 	// An owner in another version of another kind: references are by uid.
 	const pipes = "/apis/plumbing.example.com/v3/namespaces/default/pipes"
