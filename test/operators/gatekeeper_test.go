@@ -38,7 +38,7 @@ func TestGatekeeper(t *testing.T) {
 	syncSecretVolume(t, "gatekeeper-system", "gatekeeper-webhook-server-cert", certs)
 	manager := exec.Command(bins["gatekeeper"], "--kubeconfig", kubeconfig,
 		"--host", "127.0.0.1", "--port", portOf(gatekeeperWebhook), "--cert-dir", certs,
-		"--health-addr", freeAddress(t), "--metrics-addr", "0",
+		"--health-addr", freeAddress(t), "--prometheus-port", portOf(freeAddress(t)),
 		"--exempt-namespace=gatekeeper-system", "--disable-opa-builtin={http.send}",
 		"--debug-use-fake-pod", "--shutdown-delay=0") // no pod's endpoints to drain before it stops
 	manager.Env = append(os.Environ(), "POD_NAMESPACE=gatekeeper-system", "NAMESPACE=gatekeeper-system")
