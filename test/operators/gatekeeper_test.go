@@ -27,6 +27,12 @@ func TestGatekeeper(t *testing.T) {
 	src := moduleDir(t, "gatekeeper", "github.com/open-policy-agent/gatekeeper/v3")
 
 	apply(t, filepath.Join(src, "deploy/gatekeeper.yaml"))
+	// The other tests share this dynapi, and one of these webhooks fails
+	// every Namespace write while Gatekeeper does not answer: they go when
+	// the test ends, however it ends.
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "validatingwebhookconfiguration,mutatingwebhookconfiguration", "-l", "gatekeeper.sh/system=yes")
+	})
 	kubectl(t, "", "wait", "--for=condition=Established", "--timeout=30s", "crd/constrainttemplates.templates.gatekeeper.sh")
 
 	certs := t.TempDir()
@@ -43,11 +49,6 @@ func TestGatekeeper(t *testing.T) {
 		"--debug-use-fake-pod", "--shutdown-delay=0") // no pod's endpoints to drain before it stops
 	manager.Env = append(os.Environ(), "POD_NAMESPACE=gatekeeper-system", "NAMESPACE=gatekeeper-system")
 	run(t, "gatekeeper", manager)
-	// The other tests share this dynapi: its webhooks go before it stops
-	// (Cleanup runs last in, first out), as an uninstall removes them.
-	t.Cleanup(func() {
-		kubectl(t, "", "delete", "validatingwebhookconfiguration,mutatingwebhookconfiguration", "-l", "gatekeeper.sh/system=yes")
-	})
 
 	eventually(t, time.Minute, "Gatekeeper's CA in its validating webhook's caBundle", func() bool {
 		out, _ := kubectlAs(api.admin, "", "get", "validatingwebhookconfiguration", "gatekeeper-validating-webhook-configuration",
