@@ -16,12 +16,10 @@ import (
 // splits them between two Deployments; the CRD of a constraint is made by
 // the audit one's "generate"). Its own certificate rotation writes the
 // webhook's certificate into its Secret and its CA into the webhook
-// configurations' caBundle through the API; a ConstraintTemplate makes it
-// create its constraint's CRD through the API; and dynapi then refuses a
-// Namespace without the required label through Gatekeeper's validating
-// webhook, with Gatekeeper's message. --debug-use-fake-pod is Gatekeeper's
-// own flag for running outside a cluster: dynapi serves no Pods for it to
-// read its own from.
+// configurations' caBundle through the API; then dynapi calls its
+// validating and its mutating webhook (the subtests). --debug-use-fake-pod
+// is Gatekeeper's own flag for running outside a cluster: dynapi serves no
+// Pods for it to read its own from.
 func TestGatekeeper(t *testing.T) {
 	bins := operatorBinaries(t, "gatekeeper", "github.com/open-policy-agent/gatekeeper/v3")
 	src := moduleDir(t, "gatekeeper", "github.com/open-policy-agent/gatekeeper/v3")
@@ -56,6 +54,16 @@ func TestGatekeeper(t *testing.T) {
 		return out != ""
 	})
 
+	t.Run("its validating webhook refuses what a constraint forbids", func(t *testing.T) { gatekeeperValidates(t, src) })
+	t.Run("its mutating webhook labels what a mutator matches", func(t *testing.T) { gatekeeperMutates(t, src) })
+}
+
+// gatekeeperValidates creates a ConstraintTemplate, waits for Gatekeeper to
+// create its constraint's CRD through the API, creates a constraint that
+// Namespaces carry the label gatekeeper, and sees dynapi refuse a Namespace
+// without it with Gatekeeper's message, and accept one with it (the
+// published demo's files).
+func gatekeeperValidates(t *testing.T, src string) {
 	kubectl(t, readFile(t, filepath.Join(src, "demo/basic/templates/k8srequiredlabels_template.yaml")), "apply", "-f", "-")
 	eventually(t, time.Minute, "the constraint's CRD created by Gatekeeper", func() bool {
 		_, err := kubectlAs(api.admin, "", "get", "crd", "k8srequiredlabels.constraints.gatekeeper.sh")
@@ -63,7 +71,6 @@ func TestGatekeeper(t *testing.T) {
 	})
 	kubectl(t, "", "wait", "--for=condition=Established", "--timeout=30s", "crd/k8srequiredlabels.constraints.gatekeeper.sh")
 	kubectl(t, readFile(t, filepath.Join(src, "demo/basic/constraints/all_ns_must_have_gatekeeper.yaml")), "apply", "-f", "-")
-
 	eventually(t, time.Minute, "the constraint enforced", func() bool {
 		out, _ := kubectlAs(api.admin, "", "get", "k8srequiredlabels", "ns-must-have-gk", "-o", "jsonpath={.status.byPod[0].enforced}")
 		return out == "true"
@@ -83,6 +90,31 @@ func TestGatekeeper(t *testing.T) {
 		t.Error("Namespace bad-ns exists after its refusal")
 	}
 	kubectl(t, readFile(t, filepath.Join(src, "demo/basic/good/good_ns.yaml")), "create", "-f", "-")
+}
+
+// gatekeeperMutates creates the AssignMetadata mutator of Gatekeeper's own
+// end-to-end tests (ConfigMaps labelled mutation/gatekeeper-test:
+// assign-metadata get the label owner: gatekeeper) and sees a ConfigMap
+// stored with the label Gatekeeper's mutating webhook added. That webhook
+// has failurePolicy Ignore and a timeout of one second: a ConfigMap created
+// before it answers in time is stored as sent, so the test waits for a
+// server-side dry run to come back labelled first.
+func gatekeeperMutates(t *testing.T, src string) {
+	kubectl(t, readFile(t, filepath.Join(src, "test/bats/tests/mutations/k8sownerlabel_assignmetadata.yaml")), "apply", "-f", "-")
+	eventually(t, time.Minute, "the mutator enforced", func() bool {
+		out, _ := kubectlAs(api.admin, "", "get", "assignmetadata", "k8sownerlabel", "-o", "jsonpath={.status.byPod[0].enforced}")
+		return out == "true"
+	})
+	const configMap = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"mutated","namespace":"default",` +
+		`"labels":{"mutation/gatekeeper-test":"assign-metadata"}},"data":{"k":"v"}}`
+	eventually(t, time.Minute, "Gatekeeper's webhook labelling ConfigMap default/mutated", func() bool {
+		out, _ := kubectlAs(api.admin, configMap, "create", "--dry-run=server", "-f", "-", "-o", "jsonpath={.metadata.labels.owner}")
+		return out == "gatekeeper"
+	})
+	out := kubectl(t, configMap, "create", "-f", "-", "-o", "jsonpath={.metadata.labels.owner}")
+	if stored := kubectl(t, "", "get", "configmap", "mutated", "-n", "default", "-o", "jsonpath={.metadata.labels.owner}"); out != "gatekeeper" || stored != "gatekeeper" {
+		t.Errorf("ConfigMap default/mutated's label owner: %q created, %q stored, want gatekeeper", out, stored)
+	}
 }
 
 // syncSecretVolume writes the keys of a Secret as files into dir and keeps
