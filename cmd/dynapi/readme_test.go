@@ -166,11 +166,22 @@ func readmeFolder(t *testing.T) string {
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	wrapper := fmt.Sprintf("#!/bin/sh\n%s=1 exec %q \"$@\"\n", reexecEnv, os.Args[0])
+	wrapper := fmt.Sprintf("#!/bin/sh\n%s=1 exec %q \"$@\"\n", reexecEnv, testBinary(t))
 	if err := os.WriteFile(filepath.Join(dir, "bin", "dynapi"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// testBinary is this test binary's absolute path: the README's commands
+// run in another folder.
+func testBinary(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return self
 }
 
 // startReadmeServer starts the server of step in dir, on a port of its own,
@@ -190,7 +201,7 @@ func startReadmeServer(t *testing.T, dir, databaseURL string, step readmeStep) [
 	if !strings.Contains(line, "--listen") {
 		args = append(args, "--listen", "127.0.0.1:0")
 	}
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := exec.Command(testBinary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(readmeEnv(dir), reexecEnv+"=1", "DATABASE_URL="+databaseURL)
 	p := spawn(t, "README.md:"+fmt.Sprint(step.line), cmd)
