@@ -12,7 +12,7 @@ import (
 // link is a Markdown link's target: [text](target).
 var link = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// TestLinks: every relative link of the README, CONTRIBUTING.md and the
+// TestLinks: every relative link of the READMEs, CONTRIBUTING.md and the
 // pages here names a file that exists and, with a #fragment into a
 // Markdown file, one of its headings, so that moving a section cannot
 // leave a link behind.
@@ -21,7 +21,7 @@ func TestLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages = append(pages, "../README.md", "../CONTRIBUTING.md")
+	pages = append(pages, "../README.md", "../CONTRIBUTING.md", "../conversions/README.md")
 	for _, page := range pages {
 		text, err := os.ReadFile(page)
 		if err != nil {
