@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -189,18 +190,7 @@ func testBinary(t *testing.T) string {
 func startReadmeServer(t *testing.T, dir, databaseURL string, step readmeStep) []string {
 	t.Helper()
 	line, _, _ := strings.Cut(step.text, "#")
-	args := strings.Fields(strings.TrimPrefix(line, "go run ./cmd/dynapi"))
-	listen := "127.0.0.1:8080"
-	for i := range args {
-		if args[i] == "--listen" && i+1 < len(args) {
-			listen = args[i+1]
-			host, _, _ := strings.Cut(listen, ":")
-			args[i+1] = host + ":0"
-		}
-	}
-	if !strings.Contains(line, "--listen") {
-		args = append(args, "--listen", "127.0.0.1:0")
-	}
+	args, listen := readmeListen(t, strings.Fields(strings.TrimPrefix(line, "go run ./cmd/dynapi")))
 	cmd := exec.Command(testBinary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(readmeEnv(dir), reexecEnv+"=1", "DATABASE_URL="+databaseURL)
@@ -211,9 +201,24 @@ func startReadmeServer(t *testing.T, dir, databaseURL string, step readmeStep) [
 	}
 	p.url = served.Scheme + "://127.0.0.1:" + served.Port()
 	p.waitReady(t)
-	_, port, _ := strings.Cut(listen, ":")
+	_, port, _ := net.SplitHostPort(listen)
 	real := "127.0.0.1:" + served.Port()
 	return []string{"127.0.0.1:" + port, real, "localhost:" + port, real}
+}
+
+// readmeListen returns serve's args listening on a port the system picks
+// (anyPort), and the address the README gives (serve's default when it
+// gives none).
+func readmeListen(t *testing.T, args []string) ([]string, string) {
+	t.Helper()
+	for i := range args {
+		if args[i] == "--listen" && i+1 < len(args) {
+			listen := args[i+1]
+			args[i+1] = anyPort(t, listen)
+			return args, listen
+		}
+	}
+	return append(args, "--listen", "127.0.0.1:0"), "127.0.0.1:8080"
 }
 
 // readmeEnv is the environment of the README's commands: the user's, with
