@@ -7,7 +7,7 @@ import (
 )
 
 // The rule for a CustomResourceDefinition applied through the API for a
-// kind a definition file serves (the README's table), with the real
+// kind a definition file serves (docs/definitions.md's table), with the real
 // kubectl: one that matches the file is created and Established (served
 // by the file, as its DefinitionFile condition says), so that `kubectl
 // wait` returns; one that differs is refused with the file's name; one for

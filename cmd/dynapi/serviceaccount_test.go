@@ -182,7 +182,7 @@ func TestKubectlCreateToken(t *testing.T) {
 	if out, err := robot.exec("get", "serviceaccounts", "-n", "ops", "-o", "name"); err != nil || !strings.Contains(out, "serviceaccount/robot") {
 		t.Fatalf("robot with its binding: %v\n%s", err, out)
 	}
-	// The README's kubeconfig of a service account.
+	// docs/security.md's kubeconfig of a service account.
 	kubeconfig := secretFile(t, dir, "robot.kubeconfig", []byte(`apiVersion: v1
 kind: Config
 clusters: [{name: dynapi, cluster: {server: "https://`+m.Addr()+`", certificate-authority: ca.crt}}]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,10 +71,20 @@ type process struct {
 // more flags of serve.
 func startProcess(t *testing.T, name, databaseURL string, flags ...string) *process {
 	t.Helper()
-	p := &process{name: name, log: &processLog{serving: make(chan struct{})}, exited: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0", "--database-url", databaseURL,
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0", "--database-url", databaseURL,
 		"--schemas", "../../schemas", "--conversions", "../../conversions", "--data-dir", t.TempDir()}, flags...)...) // its kubeconfig out of the tree
-	p.cmd.Env = append(os.Environ(), reexecEnv+"=1")
+	cmd.Env = append(os.Environ(), reexecEnv+"=1")
+	p := spawn(t, name, cmd)
+	p.waitReady(t)
+	return p
+}
+
+// spawn starts cmd, this test binary re-executed as dynapi (reexecEnv set
+// in its environment), and waits until it logs the address it serves on.
+// Cleanup stops it as startProcess's does.
+func spawn(t *testing.T, name string, cmd *exec.Cmd) *process {
+	t.Helper()
+	p := &process{name: name, cmd: cmd, log: &processLog{serving: make(chan struct{})}, exited: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
@@ -95,15 +106,20 @@ func startProcess(t *testing.T, name, databaseURL string, flags ...string) *proc
 	case <-time.After(processStartTimeout):
 		t.Fatalf("dynapi %s not serving after %s; its log:\n%s", name, processStartTimeout, p.log.tail())
 	}
-	p.waitReady(t)
 	return p
 }
+
+// readyClient asks for /readyz over HTTP or TLS without verifying the
+// server's certificate, as kubelet's HTTPS probes do: a bootstrapped
+// server's CA is its own.
+var readyClient = &http.Client{Timeout: 10 * time.Second,
+	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 
 // waitReady polls /readyz until it answers 200.
 func (p *process) waitReady(t *testing.T) {
 	t.Helper()
 	wait.Eventually(t, processStartTimeout, func() (bool, string) {
-		resp, err := http.Get(p.url + "/readyz")
+		resp, err := readyClient.Get(p.url + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {

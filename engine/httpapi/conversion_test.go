@@ -23,7 +23,7 @@ func wantFields(t *testing.T, r response, want map[string]string) {
 	}
 }
 
-// TestConversionRoundTrip is the README's tour: create in v1, read in v2,
+// TestConversionRoundTrip is docs/conversion.md's walk-through: create in v1, read in v2,
 // update in v2 with what v1 cannot hold, read and update in v1, read in v2:
 // nothing is lost.
 func TestConversionRoundTrip(t *testing.T) {

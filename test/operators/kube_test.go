@@ -43,7 +43,7 @@ type kubectlError struct {
 func (e *kubectlError) Error() string { return e.err.Error() + ": " + e.stderr }
 
 // serviceAccountToken is a token for the ServiceAccount from TokenRequest
-// (kubectl create token), as the README's recipe gets one.
+// (kubectl create token), as docs/clients.md's recipe gets one.
 func serviceAccountToken(t *testing.T, namespace, name string) string {
 	t.Helper()
 	return strings.TrimSpace(kubectl(t, "", "create", "token", name, "-n", namespace, "--duration=24h"))
