@@ -34,6 +34,9 @@ func Parse(obj []byte) (*metav1.ObjectMeta, error) {
 	if !raw.IsObject() {
 		return nil, engine.Errorf(engine.CodeBadRequest, "metadata must be an object")
 	}
+	if fast, ok := parseFast(raw); ok {
+		return fast, nil
+	}
 	if err := json.Unmarshal(blankManagedFields(raw.Raw), m); err != nil {
 		return nil, engine.Errorf(engine.CodeBadRequest, "unable to decode metadata: %v", err)
 	}

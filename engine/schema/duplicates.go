@@ -1,6 +1,13 @@
 package schema
 
-import "github.com/tidwall/gjson"
+import (
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
+)
 
 // DropDuplicates removes from obj every object member whose key comes again
 // later in the same object: the last one wins, as when encoding/json or
@@ -11,6 +18,9 @@ import "github.com/tidwall/gjson"
 // "duplicate field" warnings. obj must be valid JSON; when nothing is
 // duplicated, obj itself is returned.
 func DropDuplicates(obj []byte) (out []byte, found []string) {
+	if !mayRepeatKeys(jsonscan.View(obj)) {
+		return obj, nil
+	}
 	var pathBuf [16]pathElem
 	d := deduper{path: pathBuf[:0]}
 	if out := d.value(gjson.ParseBytes(obj)); out != nil {
@@ -70,6 +80,56 @@ func repeatedLater(keys []string, i int) bool {
 	for _, k := range keys[i+1:] {
 		if k == keys[i] {
 			return true
+		}
+	}
+	return false
+}
+
+// maxScannedKeys is the most members of one object mayRepeatKeys compares
+// pairwise; a larger object (a big map of labels) is DropDuplicates' to walk.
+const maxScannedKeys = 64
+
+// mayRepeatKeys reports whether some object in doc, valid JSON, may have a
+// key twice; false is certain. One pass over the bytes, comparing each key
+// as written with the keys before it in its object. A key with an escape
+// ("\u0061" is "a") or an object with more than maxScannedKeys members
+// answers true. Why: nearly no body has a duplicate, and the walk that
+// finds them re-parses every nested value once per level with gjson, a
+// tenth of a create's CPU in the pipeline. TestMayRepeatKeysAgrees holds
+// it to that walk.
+func mayRepeatKeys(doc string) bool {
+	var keys []string // the keys of the open objects, innermost last
+	var starts []int  // per open object or list: where its keys begin in keys; -1 for a list
+	expectKey := false
+	for i := 0; i < len(doc); i++ {
+		switch doc[i] {
+		case '{':
+			starts, expectKey = append(starts, len(keys)), true
+		case '[':
+			starts, expectKey = append(starts, -1), false
+		case '}', ']':
+			if len(starts) == 0 {
+				return true // not JSON: the walk decides
+			}
+			if start := starts[len(starts)-1]; start >= 0 {
+				keys = keys[:start]
+			}
+			starts = starts[:len(starts)-1]
+		case ',':
+			expectKey = len(starts) > 0 && starts[len(starts)-1] >= 0
+		case '"':
+			end := jsonscan.SkipString(doc, i)
+			if end-1 <= i {
+				return true // an unterminated string: not JSON
+			}
+			if expectKey && len(starts) > 0 {
+				key, start := doc[i+1:end-1], starts[len(starts)-1]
+				if strings.IndexByte(key, '\\') >= 0 || len(keys)-start >= maxScannedKeys || slices.Contains(keys[start:], key) {
+					return true
+				}
+				keys, expectKey = append(keys, key), false
+			}
+			i = end - 1
 		}
 	}
 	return false

@@ -1,8 +1,13 @@
 package schema
 
 import (
+	"math/rand/v2"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 func TestDropDuplicates(t *testing.T) {
@@ -36,4 +41,67 @@ func BenchmarkDropDuplicates(b *testing.B) {
 	for b.Loop() {
 		DropDuplicates(obj)
 	}
+}
+
+// TestMayRepeatKeysDecidesUsualBodies: the valid objects of the testdata
+// have no duplicates, and the scan says so without the walk.
+func TestMayRepeatKeysDecidesUsualBodies(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*/valid/*.json")
+	if len(files) == 0 {
+		t.Fatal("no testdata objects")
+	}
+	for _, f := range files {
+		if mayRepeatKeys(string(readFile(t, f))) {
+			t.Errorf("%s: mayRepeatKeys = true; want false", f)
+		}
+	}
+}
+
+// TestMayRepeatKeysAgrees: where the scan finds no possible duplicate, the
+// walk finds none either, on random documents whose keys are drawn from a
+// few names (one escaped), nested in objects and lists; both answers occur.
+func TestMayRepeatKeysAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	certain, maybe := 0, 0
+	for range 20000 {
+		doc := randomDoc(rng, 3)
+		var d deduper
+		hasDup := d.value(gjson.Parse(doc)) != nil
+		if mayRepeatKeys(doc) {
+			maybe++
+			continue
+		}
+		certain++
+		if hasDup {
+			t.Fatalf("mayRepeatKeys(%s) = false, but it repeats a key", doc)
+		}
+	}
+	if certain == 0 || maybe == 0 {
+		t.Fatalf("certain %d, maybe %d: both must occur", certain, maybe)
+	}
+}
+
+// randomDoc is a JSON object of up to depth levels, with keys drawn from
+// a few names and values of every kind, strings with quotes and braces.
+func randomDoc(rng *rand.Rand, depth int) string {
+	keys := []string{`"a"`, `"b"`, `"c"`, `"\u0061"`, `"{"`}
+	values := []string{`1`, `"x"`, `"}\"]"`, `null`, `[]`, `{}`}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range rng.IntN(4) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(keys[rng.IntN(len(keys))] + ":")
+		switch {
+		case depth > 0 && rng.IntN(3) == 0:
+			b.WriteString(randomDoc(rng, depth-1))
+		case depth > 0 && rng.IntN(3) == 0:
+			b.WriteString("[" + randomDoc(rng, depth-1) + "," + values[rng.IntN(len(values))] + "]")
+		default:
+			b.WriteString(values[rng.IntN(len(values))])
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
 }

@@ -253,16 +253,30 @@ func (q *quick) junctions(v gjson.Result) bool {
 
 func (q *quick) allows(t uint8) bool { return q.types == 0 || q.types&t != 0 }
 
-// number checks a number given as its JSON text. Only int64 literals are
-// decided: fractions, exponents (1e3 is an integer to the validator) and
-// huge integers are the validator's to judge.
+// number checks a number given as its JSON text. int64 literals are
+// decided against every bound. Other literals (fractions, exponents,
+// huge integers) are decided only for a schema that allows every number:
+// whether 1e3 is an integer, or 1.5 within a bound, is the validator's to
+// judge. Why: a fraction under a plain {type: number}, as the width of a
+// shape or a ratio, sent every write of such a kind to the validator.
 func (q *quick) number(raw string) bool {
+	if q.enum != nil {
+		return false
+	}
 	n, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || q.enum != nil || !q.allows(typeInteger) {
+	if err != nil {
+		return q.allows(typeNumber) && q.unbounded()
+	}
+	if !q.allows(typeInteger) {
 		return false
 	}
 	return (q.minimum == nil || n >= *q.minimum) && (q.maximum == nil || n <= *q.maximum) &&
 		(q.exclusiveMin == nil || n > *q.exclusiveMin) && (q.exclusiveMax == nil || n < *q.exclusiveMax)
+}
+
+// unbounded reports whether q has no minimum or maximum of any kind.
+func (q *quick) unbounded() bool {
+	return q.minimum == nil && q.maximum == nil && q.exclusiveMin == nil && q.exclusiveMax == nil
 }
 
 func (q *quick) string(s string) bool {
