@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -50,15 +51,38 @@ func (b *bench) list(ctx context.Context) {
 		return took, wantItems(out, n)
 	})
 	b.add("list all metadata-only", 1, meta, nil)
+	var pages pageLog
 	paged := b.measure(ctx, 1, pagedRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
-		return b.walkPages(ctx)
+		return b.walkPages(ctx, &pages)
 	})
 	b.add(fmt.Sprintf("list paged (limit=%d)", pageLimit), 1, paged, nil)
+	b.add(fmt.Sprintf("list paged, each page (limit=%d)", pageLimit), 1, pages.measurement(), nil)
+	b.report.PagedRSS = pages.rss
 }
 
-// walkPages lists all objects page by page and returns the time the
-// requests took.
-func (b *bench) walkPages(ctx context.Context) (time.Duration, error) {
+// pageLog is what the paged lists' pages took, one at a time, and the
+// servers' resident memory read every rssEvery pages: a walk through a
+// million objects must go at a steady pace, in flat memory.
+type pageLog struct {
+	took []time.Duration
+	rss  [][]int64
+}
+
+// rssEvery is how many pages go between two readings of memory.
+const rssEvery = 100
+
+// measurement is the pages as operations of their own.
+func (l *pageLog) measurement() measurement {
+	m := measurement{Ops: len(l.took), Latencies: slices.Sorted(slices.Values(l.took))}
+	for _, d := range l.took {
+		m.Elapsed += d
+	}
+	return m
+}
+
+// walkPages lists all objects page by page, logging each page, and
+// returns the time the requests took.
+func (b *bench) walkPages(ctx context.Context, log *pageLog) (time.Duration, error) {
 	var took time.Duration
 	items := 0
 	for token, pages := "", 0; pages <= b.cfg.Objects/pageLimit+1; pages++ {
@@ -68,9 +92,13 @@ func (b *bench) walkPages(ctx context.Context) (time.Duration, error) {
 		}
 		start := time.Now()
 		out, err := b.load().get(ctx, b.widgets.collection()+"?"+q.Encode())
-		took += time.Since(start)
+		page := time.Since(start)
+		took += page
 		if err != nil {
 			return took, err
+		}
+		if log.took = append(log.took, page); len(log.took)%rssEvery == 0 {
+			log.rss = append(log.rss, b.rss())
 		}
 		items += int(gjson.GetBytes(out, "items.#").Int())
 		if token = gjson.GetBytes(out, "metadata.continue").String(); token == "" {
