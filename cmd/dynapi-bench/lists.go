@@ -109,34 +109,41 @@ func (b *bench) walkPages(ctx context.Context, log *pageLog) (time.Duration, err
 }
 
 // selectLabels lists with labelSelector=bucket=k, which matches 1% of the
-// objects; the baseline SELECTs with labels @> {"bucket":k}, through the
-// same GIN index.
+// objects, then with shard=k, which matches 0.1%; the baseline SELECTs
+// with labels @> {"bucket":k} (or shard), through the same GIN index.
 func (b *bench) selectLabels(ctx context.Context) {
+	b.selectLabel(ctx, "bucket", "1%")
+	b.selectLabel(ctx, "shard", "0.1%")
+}
+
+// selectLabel times selectRepeats lists with a selector on label, which
+// matches share of the objects.
+func (b *bench) selectLabel(ctx context.Context, label, share string) {
 	w := b.widgets
-	fmt.Fprintf(b.progress, "select: %d lists with a label selector matching 1%% of %d objects\n", selectRepeats, b.cfg.Objects)
+	fmt.Fprintf(b.progress, "select: %d lists with a label selector matching %s of %d objects\n", selectRepeats, share, b.cfg.Objects)
 	m := b.measure(ctx, 1, selectRepeats, func(ctx context.Context, i int) (time.Duration, error) {
 		start := time.Now()
-		out, err := b.load().get(ctx, w.collection()+"?labelSelector="+url.QueryEscape("bucket="+bucket(i)))
+		out, err := b.load().get(ctx, w.collection()+"?labelSelector="+url.QueryEscape(label+"="+labelValue(label, i)))
 		took := time.Since(start)
 		if err != nil {
 			return took, err
 		}
-		return took, wantItems(out, b.inBucket(i))
+		return took, wantItems(out, b.matching(label, i))
 	})
 	raw := b.baseline(ctx, 1, selectRepeats, timed(func(ctx context.Context, i int) error {
-		got, err := b.raw.List(ctx, map[string]string{"bucket": bucket(i)})
-		return wantCount(got, err, b.inBucket(i))
+		got, err := b.raw.List(ctx, map[string]string{label: labelValue(label, i)})
+		return wantCount(got, err, b.matching(label, i))
 	}))
-	b.add("list selector 1%", 1, m, raw)
+	b.add("list selector "+share, 1, m, raw)
 }
 
-// inBucket is how many objects share object i's bucket label.
-func (b *bench) inBucket(i int) int {
-	n, k := b.cfg.Objects, i%buckets
-	if k < n%buckets {
-		return n/buckets + 1
+// matching is how many objects share object i's value of label.
+func (b *bench) matching(label string, i int) int {
+	n, values := b.cfg.Objects, labelValues[label]
+	if i%values < n%values {
+		return n/values + 1
 	}
-	return n / buckets
+	return n / values
 }
 
 // wantItems checks the number of items of a list response.
