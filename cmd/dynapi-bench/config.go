@@ -40,6 +40,9 @@ type config struct {
 	// Batch, when not 0, makes the create phase create the objects in
 	// batches of this many, reading the rate and memory after each.
 	Batch int
+	// PostgresPID is the postmaster of -database-url's server, when on
+	// this machine: the tool then meters its CPU too.
+	PostgresPID int
 	// Replicas is how many streaming replicas of its private PostgreSQL
 	// the tool starts, for the servers to read from.
 	Replicas int
@@ -80,6 +83,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		"between the lines "+readmeBegin+" and "+readmeEnd)
 	fs.IntVar(&c.Batch, "batch", 0, "create the objects in batches of this many, each from all clients at once, and print\n"+
 		"the create rate and the servers' resident memory after each (0: one phase)")
+	fs.IntVar(&c.PostgresPID, "postgres-pid", 0, "PID of the postmaster of -database-url's server, on this machine, to meter its CPU (0: unmetered)")
 	fs.IntVar(&c.Kinds, "kinds", 0, fmt.Sprintf("definitions of the kinds phase (0: %d)", defaultKinds))
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -19,6 +19,9 @@ type growthStep struct {
 	CreatesPerSec float64 `json:"createsPerSec"`
 	P99Ms         float64 `json:"p99Ms"`
 	RSSBytes      []int64 `json:"rssBytes"` // of each server the tool started, in order
+	// CPU is the batch's CPU time per create: on a machine shared with
+	// other work the rate swings with the load, the CPU per create does not.
+	CPU *cpuUse `json:"cpu,omitempty"`
 }
 
 // createBatches creates the objects batch by batch, each batch from all the
@@ -29,14 +32,14 @@ func (b *bench) createBatches(ctx context.Context, create op) measurement {
 	before := b.cpu.sample()
 	var total measurement
 	for start := 0; start < n && ctx.Err() == nil; start += size {
-		m := parallel(ctx, c, min(size, n-start), func(ctx context.Context, i int) (time.Duration, error) {
+		m := b.measure(ctx, c, min(size, n-start), func(ctx context.Context, i int) (time.Duration, error) {
 			return create(ctx, start+i)
 		})
 		total = total.join(m)
-		step := growthStep{Objects: start + m.Ops, CreatesPerSec: m.OpsPerSec(), P99Ms: msFloat(m.Percentile(99)), RSSBytes: b.rss()}
+		step := growthStep{Objects: start + m.Ops, CreatesPerSec: m.OpsPerSec(), P99Ms: msFloat(m.Percentile(99)), RSSBytes: b.rss(), CPU: m.CPU}
 		b.report.Growth = append(b.report.Growth, step)
-		fmt.Fprintf(b.progress, "  %d objects: %s creates/s, p99 %s, resident %s\n",
-			step.Objects, rate(step.CreatesPerSec), ms(m.Percentile(99)), mibList(step.RSSBytes))
+		fmt.Fprintf(b.progress, "  %d objects: %s creates/s, p99 %s, resident %s, CPU per create %s\n",
+			step.Objects, rate(step.CreatesPerSec), ms(m.Percentile(99)), mibList(step.RSSBytes), step.CPU.text())
 	}
 	slices.Sort(total.Latencies)
 	total.CPU = b.cpu.since(before, total.Ops)
@@ -77,9 +80,9 @@ func (r *report) writeGrowth(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "\ncreate in batches (rate of each batch, resident memory after it):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "objects\tcreates/s\tp99\tresident\t")
+	fmt.Fprintln(tw, "objects\tcreates/s\tp99\tresident\tCPU per create\t")
 	for _, s := range r.Growth {
-		fmt.Fprintf(tw, "%d\t%s\t%.2fms\t%s\t\n", s.Objects, rate(s.CreatesPerSec), s.P99Ms, mibList(s.RSSBytes))
+		fmt.Fprintf(tw, "%d\t%s\t%.2fms\t%s\t%s\t\n", s.Objects, rate(s.CreatesPerSec), s.P99Ms, mibList(s.RSSBytes), s.CPU.text())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -113,4 +116,12 @@ func (r *report) writePagedRSS(w io.Writer) {
 		fmt.Fprintf(w, " %s %s–%s", serverName(i), mib(lo), mib(hi))
 	}
 	fmt.Fprintln(w)
+}
+
+// text is "dynapi 120 µs, postgres 110 µs", each part that is known.
+func (u *cpuUse) text() string {
+	if u == nil {
+		return "-"
+	}
+	return fmt.Sprintf("dynapi %s µs, postgres %s µs", micros(u.DynapiUs), micros(u.PostgresUs))
 }
