@@ -135,14 +135,29 @@ func buildList(opts engine.ListOptions, st listState) (listPlan, error) {
 }
 
 // countSQL counts the objects of the state at $1 that a List selects after
-// its continue token: both parts, without order or limit.
-const countSQL = `SELECT (SELECT count(*) FROM objects WHERE resource_version <= $1::bigint{unchanged})
+// its continue token: both parts, without order or limit. {visible} keeps
+// the unchanged part's rows at or below $1.
+const countSQL = `SELECT (SELECT count(*) FROM objects WHERE {visible}{unchanged})
 	+ (SELECT count(name) FROM ({changed}) c)`
 
+// Values of countSQL's {visible}. For the newest state on the primary,
+// every row of objects in the snapshot is at or below $1 (the sequence's
+// value, as for primaryLatestUpper), and without the condition the count
+// reads the primary key alone. Why: the first page of a paged list counts
+// what follows it (remainingItemCount), and at 400,000 objects the
+// condition made that a scan of the whole heap (1.45 s) instead of an
+// index-only scan of the primary key (0.81 s, with a visibility map that
+// autovacuum had not caught up with; less once it has).
+const (
+	visibleAt     = "resource_version <= $1::bigint"
+	visibleNewest = "true"
+)
+
 // buildCount renders countSQL for opts after the key after (nil: from the
-// first). Its arguments follow $1, the state's resourceVersion: the two
-// parts' terms are the same, so their arguments are too.
-func buildCount(opts engine.ListOptions, after *continueToken) (string, []any, error) {
+// first), at the newest state on the primary if newest. Its arguments
+// follow $1, the state's resourceVersion: the two parts' terms are the
+// same, so their arguments are too.
+func buildCount(opts engine.ListOptions, after *continueToken, newest bool) (string, []any, error) {
 	rest, args, err := buildTerms(opts, after, false)
 	if err != nil {
 		return "", nil, err
@@ -150,7 +165,11 @@ func buildCount(opts engine.ListOptions, after *continueToken) (string, []any, e
 	changed := strings.NewReplacer("{seq}", sequenceSQL, "{resolved}", "0", "{R}", "$1::bigint", "{upper}", "", "{rest}", rest,
 		"{body}", "NULL AS body, NULL AS remainder").Replace(changedSQL)
 	changed = strings.Replace(changed, "SELECT m.horizon, m.seq, m.resolved, l.* FROM", "SELECT l.name FROM", 1)
-	return strings.NewReplacer("{unchanged}", rest, "{changed}", changed).Replace(countSQL), args, nil
+	visible := visibleAt
+	if newest {
+		visible = visibleNewest
+	}
+	return strings.NewReplacer("{visible}", visible, "{unchanged}", rest, "{changed}", changed).Replace(countSQL), args, nil
 }
 
 // buildPart renders the conditions (after the part's own), order and limit
