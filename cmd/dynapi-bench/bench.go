@@ -33,6 +33,9 @@ func newBench(cfg config, cl *cluster, progress io.Writer) (*bench, error) {
 		widgets: newWidgets("bench-"+randomHex(), cfg.Size),
 		report:  report{Objects: cfg.Objects, Clients: cfg.Clients, Size: cfg.Size}}
 	b.cpu = newCPUMeter(cl)
+	if b.cpu != nil && cl.pg == nil && cfg.PostgresPID > 0 {
+		b.cpu.postmaster = cfg.PostgresPID
+	}
 	b.rawCPU = b.cpu.withoutServers()
 	transport := newTransport(cfg.Clients)
 	for _, s := range cl.servers {

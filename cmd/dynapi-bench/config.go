@@ -37,6 +37,12 @@ type config struct {
 	Phases      map[string]bool
 	JSON        bool
 	Kinds       int // definitions of the kinds phase; 0: defaultKinds
+	// Batch, when not 0, makes the create phase create the objects in
+	// batches of this many, reading the rate and memory after each.
+	Batch int
+	// PostgresPID is the postmaster of -database-url's server, when on
+	// this machine: the tool then meters its CPU too.
+	PostgresPID int
 	// Replicas is how many streaming replicas of its private PostgreSQL
 	// the tool starts, for the servers to read from.
 	Replicas int
@@ -75,6 +81,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.Replicas, "replicas", 0, "streaming replicas of the private PostgreSQL that the servers read from (--database-read-url)")
 	fs.StringVar(&c.Readme, "readme", "", "rewrite the figures table of this file (README.md) with the run's figures,\n"+
 		"between the lines "+readmeBegin+" and "+readmeEnd)
+	fs.IntVar(&c.Batch, "batch", 0, "create the objects in batches of this many, each from all clients at once, and print\n"+
+		"the create rate and the servers' resident memory after each (0: one phase)")
+	fs.IntVar(&c.PostgresPID, "postgres-pid", 0, "PID of the postmaster of -database-url's server, on this machine, to meter its CPU (0: unmetered)")
 	fs.IntVar(&c.Kinds, "kinds", 0, fmt.Sprintf("definitions of the kinds phase (0: %d)", defaultKinds))
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -103,6 +112,8 @@ func (c config) check() error {
 		return fmt.Errorf("-size must be at least %d", minSize)
 	case c.WatchWrites < 1:
 		return errors.New("-watch-writes must be at least 1")
+	case c.Batch < 0:
+		return errors.New("-batch must not be negative")
 	case c.Kinds < 0:
 		return errors.New("-kinds must not be negative")
 	case c.Replicas < 0:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -50,15 +51,38 @@ func (b *bench) list(ctx context.Context) {
 		return took, wantItems(out, n)
 	})
 	b.add("list all metadata-only", 1, meta, nil)
+	var pages pageLog
 	paged := b.measure(ctx, 1, pagedRepeats, func(ctx context.Context, _ int) (time.Duration, error) {
-		return b.walkPages(ctx)
+		return b.walkPages(ctx, &pages)
 	})
 	b.add(fmt.Sprintf("list paged (limit=%d)", pageLimit), 1, paged, nil)
+	b.add(fmt.Sprintf("list paged, each page (limit=%d)", pageLimit), 1, pages.measurement(), nil)
+	b.report.PagedRSS = pages.rss
 }
 
-// walkPages lists all objects page by page and returns the time the
-// requests took.
-func (b *bench) walkPages(ctx context.Context) (time.Duration, error) {
+// pageLog is what the paged lists' pages took, one at a time, and the
+// servers' resident memory read every rssEvery pages: a walk through a
+// million objects must go at a steady pace, in flat memory.
+type pageLog struct {
+	took []time.Duration
+	rss  [][]int64
+}
+
+// rssEvery is how many pages go between two readings of memory.
+const rssEvery = 100
+
+// measurement is the pages as operations of their own.
+func (l *pageLog) measurement() measurement {
+	m := measurement{Ops: len(l.took), Latencies: slices.Sorted(slices.Values(l.took))}
+	for _, d := range l.took {
+		m.Elapsed += d
+	}
+	return m
+}
+
+// walkPages lists all objects page by page, logging each page, and
+// returns the time the requests took.
+func (b *bench) walkPages(ctx context.Context, log *pageLog) (time.Duration, error) {
 	var took time.Duration
 	items := 0
 	for token, pages := "", 0; pages <= b.cfg.Objects/pageLimit+1; pages++ {
@@ -68,9 +92,13 @@ func (b *bench) walkPages(ctx context.Context) (time.Duration, error) {
 		}
 		start := time.Now()
 		out, err := b.load().get(ctx, b.widgets.collection()+"?"+q.Encode())
-		took += time.Since(start)
+		page := time.Since(start)
+		took += page
 		if err != nil {
 			return took, err
+		}
+		if log.took = append(log.took, page); len(log.took)%rssEvery == 0 {
+			log.rss = append(log.rss, b.rss())
 		}
 		items += int(gjson.GetBytes(out, "items.#").Int())
 		if token = gjson.GetBytes(out, "metadata.continue").String(); token == "" {
@@ -81,34 +109,41 @@ func (b *bench) walkPages(ctx context.Context) (time.Duration, error) {
 }
 
 // selectLabels lists with labelSelector=bucket=k, which matches 1% of the
-// objects; the baseline SELECTs with labels @> {"bucket":k}, through the
-// same GIN index.
+// objects, then with shard=k, which matches 0.1%; the baseline SELECTs
+// with labels @> {"bucket":k} (or shard), through the same GIN index.
 func (b *bench) selectLabels(ctx context.Context) {
+	b.selectLabel(ctx, "bucket", "1%")
+	b.selectLabel(ctx, "shard", "0.1%")
+}
+
+// selectLabel times selectRepeats lists with a selector on label, which
+// matches share of the objects.
+func (b *bench) selectLabel(ctx context.Context, label, share string) {
 	w := b.widgets
-	fmt.Fprintf(b.progress, "select: %d lists with a label selector matching 1%% of %d objects\n", selectRepeats, b.cfg.Objects)
+	fmt.Fprintf(b.progress, "select: %d lists with a label selector matching %s of %d objects\n", selectRepeats, share, b.cfg.Objects)
 	m := b.measure(ctx, 1, selectRepeats, func(ctx context.Context, i int) (time.Duration, error) {
 		start := time.Now()
-		out, err := b.load().get(ctx, w.collection()+"?labelSelector="+url.QueryEscape("bucket="+bucket(i)))
+		out, err := b.load().get(ctx, w.collection()+"?labelSelector="+url.QueryEscape(label+"="+labelValue(label, i)))
 		took := time.Since(start)
 		if err != nil {
 			return took, err
 		}
-		return took, wantItems(out, b.inBucket(i))
+		return took, wantItems(out, b.matching(label, i))
 	})
 	raw := b.baseline(ctx, 1, selectRepeats, timed(func(ctx context.Context, i int) error {
-		got, err := b.raw.List(ctx, map[string]string{"bucket": bucket(i)})
-		return wantCount(got, err, b.inBucket(i))
+		got, err := b.raw.List(ctx, map[string]string{label: labelValue(label, i)})
+		return wantCount(got, err, b.matching(label, i))
 	}))
-	b.add("list selector 1%", 1, m, raw)
+	b.add("list selector "+share, 1, m, raw)
 }
 
-// inBucket is how many objects share object i's bucket label.
-func (b *bench) inBucket(i int) int {
-	n, k := b.cfg.Objects, i%buckets
-	if k < n%buckets {
-		return n/buckets + 1
+// matching is how many objects share object i's value of label.
+func (b *bench) matching(label string, i int) int {
+	n, values := b.cfg.Objects, labelValues[label]
+	if i%values < n%values {
+		return n/values + 1
 	}
-	return n / buckets
+	return n / values
 }
 
 // wantItems checks the number of items of a list response.

@@ -6,12 +6,15 @@ import (
 	"strings"
 )
 
-// buckets is how many values the bucket label takes: a selector on one of
-// them matches 1% of the objects.
-const buckets = 100
+// labelValues is how many values each selector label takes: a selector on
+// one value of bucket matches 1% of the objects, one of shard 0.1%. The
+// second keeps the result's size when the store grows tenfold: 1,000
+// objects of a million, as bucket's 1% of 100,000.
+var labelValues = map[string]int{"bucket": 100, "shard": 1000}
 
 // widgets makes the objects of a run: Widgets of shop.example.com/v1 in one
-// namespace, named w0, w1, ..., labeled bucket=i%100, padded to a size.
+// namespace, named w0, w1, ..., labeled bucket=i%100 and shard=i%1000,
+// padded to a size.
 type widgets struct {
 	namespace string
 	tags      []string // padding that brings a body to the requested size
@@ -53,8 +56,8 @@ func newWidgets(namespace string, size int) widgets {
 // name is the name of object i.
 func (w widgets) name(i int) string { return "w" + strconv.Itoa(i) }
 
-// bucket is the bucket label value of object i.
-func bucket(i int) string { return strconv.Itoa(i % buckets) }
+// labelValue is object i's value of a selector label.
+func labelValue(label string, i int) string { return strconv.Itoa(i % labelValues[label]) }
 
 // body is object i at the given revision (which changes spec.size), with
 // metadata.resourceVersion set unless rv is empty.
@@ -63,7 +66,8 @@ func (w widgets) body(i, revision int, rv string) []byte {
 		APIVersion: "shop.example.com/v1",
 		Kind:       "Widget",
 		Metadata: widgetMeta{Name: w.name(i), Namespace: w.namespace, ResourceVersion: rv,
-			Labels: map[string]string{"app": "dynapi-bench", "bucket": bucket(i)}},
+			Labels: map[string]string{"app": "dynapi-bench", "bucket": labelValue("bucket", i),
+				"shard": labelValue("shard", i)}},
 		Spec: widgetSpec{Color: "green", Size: 1 + revision%100,
 			Description: "a widget made by dynapi-bench to measure the server", Tags: w.tags},
 	})

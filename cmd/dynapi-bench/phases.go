@@ -13,11 +13,17 @@ func (b *bench) create(ctx context.Context) {
 	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
 	fmt.Fprintf(b.progress, "create: %d objects with %d clients\n", n, c)
 	b.rvs = make([]string, n)
-	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
+	create := timed(func(ctx context.Context, i int) error {
 		out, err := b.load().do(ctx, http.MethodPost, w.collection(), "application/json", w.body(i, 0, ""), http.StatusCreated)
 		b.rvs[i] = gjson.GetBytes(out, "metadata.resourceVersion").String()
 		return err
-	}))
+	})
+	var m measurement
+	if b.cfg.Batch > 0 {
+		m = b.createBatches(ctx, create)
+	} else {
+		m = b.measure(ctx, c, n, create)
+	}
 	raw := b.baseline(ctx, c, n, timed(func(ctx context.Context, i int) error {
 		return b.raw.Insert(ctx, w.name(i), w.body(i, 0, ""))
 	}))

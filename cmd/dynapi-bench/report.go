@@ -16,7 +16,11 @@ type report struct {
 	Size     int          `json:"size"`
 	Database string       `json:"database"` // how the database was provided
 	Rows     []row        `json:"phases"`
-	Memory   []memory     `json:"memory"` // while all objects were stored
+	Memory   []memory     `json:"memory"`           // while all objects were stored
+	Growth   []growthStep `json:"growth,omitempty"` // with -batch: after each batch of creates
+	// PagedRSS is the servers' resident memory read every rssEvery pages
+	// of the paged lists.
+	PagedRSS [][]int64    `json:"pagedRSS,omitempty"`
 	Kinds    *kindsReport `json:"kinds,omitempty"`
 	Routing  *routing     `json:"routing,omitempty"` // with -replicas
 	Errors   []string     `json:"errors,omitempty"`
@@ -60,6 +64,10 @@ func (r *report) writeTable(w io.Writer) error {
 			return err
 		}
 	}
+	if err := r.writeGrowth(w); err != nil {
+		return err
+	}
+	r.writePagedRSS(w)
 	for _, m := range r.Memory {
 		fmt.Fprintf(w, "\nmemory of dynapi %s with %d objects stored: VmRSS %s, VmHWM %s", m.Server, r.Objects, mib(m.RSSBytes), mib(m.HWMBytes))
 	}

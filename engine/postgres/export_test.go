@@ -77,6 +77,36 @@ func ListPlans(ctx context.Context, s *Store, opts engine.ListOptions, rv int64)
 	return plans, nil
 }
 
+// LatestChangedPlan returns the custom plan PostgreSQL makes for the
+// changed part of a List of opts at the newest state, on the primary, when
+// the process has resolved every resourceVersion up to w.
+func LatestChangedPlan(ctx context.Context, s *Store, opts engine.ListOptions, w int64) (string, error) {
+	plan, err := buildList(opts, listState{latest: true, w: w})
+	if err != nil {
+		return "", err
+	}
+	literals := make([]string, len(plan.changedArgs))
+	for j, a := range withFirst(plan.changedArgs, w) {
+		literals[j] = sqlLiteral(a)
+	}
+	return explainPrepared(ctx, s, opts, plan.changed, "custom", literals)
+}
+
+// NewestCountPlan returns the custom plan PostgreSQL makes for the count
+// of what follows the first page of a List of opts at the newest state,
+// on the primary, at rv.
+func NewestCountPlan(ctx context.Context, s *Store, opts engine.ListOptions, rv int64) (string, error) {
+	sql, args, err := buildCount(opts, nil, true)
+	if err != nil {
+		return "", err
+	}
+	literals := make([]string, len(args))
+	for j, a := range withFirst(args, rv) {
+		literals[j] = sqlLiteral(a)
+	}
+	return explainPrepared(ctx, s, opts, sql, "custom", literals)
+}
+
 // explainPrepared explains sql, prepared by name, run with the literals,
 // in a transaction begun as List begins it, with plan_cache_mode mode.
 func explainPrepared(ctx context.Context, s *Store, opts engine.ListOptions, sql, mode string, literals []string) (string, error) {

@@ -156,19 +156,20 @@ func (s *Store) listAt(ctx context.Context, t target, opts engine.ListOptions, s
 		return meta, 0, err
 	}
 	rows.Close() // done with it: the count runs on the same snapshot
-	err = remaining(ctx, tx, opts, st.after, m.sent, &meta)
+	err = remaining(ctx, tx, opts, st.after, m.sent, &meta, st.latest && t.replica == nil)
 	return meta, 0, err
 }
 
 // remaining sets meta.RemainingItemCount, for a page of sent objects after
 // the token after, and carries it in meta.Continue: from after's count
-// when it has one, else counted in tx, at meta's resourceVersion.
-func remaining(ctx context.Context, tx pgx.Tx, opts engine.ListOptions, after *continueToken, sent int64, meta *engine.ListMeta) error {
+// when it has one, else counted in tx, at meta's resourceVersion (the
+// newest state on the primary if newest).
+func remaining(ctx context.Context, tx pgx.Tx, opts engine.ListOptions, after *continueToken, sent int64, meta *engine.ListMeta, newest bool) error {
 	var left int64
 	if after != nil && after.Left != nil {
 		left = *after.Left - sent
 	} else {
-		sql, args, err := buildCount(opts, after)
+		sql, args, err := buildCount(opts, after, newest)
 		if err != nil {
 			return err
 		}
