@@ -28,7 +28,12 @@
 // customresourcecleanup.apiextensions.k8s.io finalizer, Terminating); the
 // Cleaner deletes its objects in batches, then lets it go, which stops
 // serving its kind (see cleanup.go, and delete.go for the protection
-// annotation). Removing a definition file keeps its objects.
+// annotation); meanwhile creates of its kind are refused (terminating.go).
+// Removing a definition file keeps its objects.
+//
+// A server's Controller also publishes a definition for each kind a
+// definition file serves, read-only through the API, so that every served
+// kind has one (see publish.go).
 //
 // Check is the rule a schema cannot express: a definition must be one the
 // registry accepts on its own (metadata.name is <plural>.<group>, names are
