@@ -63,6 +63,11 @@ type Controller struct {
 
 	terminating  terminating // the definitions being deleted, read by requests too
 	publishFiles bool        // see Options.PublishFiles
+	// published is what the process published of each kind its files
+	// serve, by definition name, as of the snapshot publishedFrom (see
+	// publish.go).
+	published     map[string]publication
+	publishedFrom *registry.Snapshot
 }
 
 // Options are what the server says of the definitions through the API.

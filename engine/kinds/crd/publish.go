@@ -2,7 +2,6 @@ package crd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -17,213 +16,208 @@ import (
 // One CustomResourceDefinition per served kind, whatever its source: each
 // kind a definition file serves has a stored definition too, so that
 // `kubectl get crd` lists it and `kubectl wait --for=condition=Established`
-// works for it, as the installers of operators expect. The definitions
-// controller publishes it (created from the file, or adopted when one was
-// applied through the API), marked with FileAnnotation; its statuses are
-// written as for any definition a file serves (Established,
-// DefinitionFile). Stored, not synthesized in reads, so that lists and
-// watches see it as any other object, with its own resourceVersions.
+// works for it, as the installers of operators expect. Stored, not
+// synthesized in reads, so that lists and watches see it as any other
+// object, with its own resourceVersions. It carries FileAnnotation and
+// HashAnnotation; its status is written as for any definition a file
+// serves (Established, DefinitionFile).
 //
-// Through the API it is the file's: its spec may not differ from the file
-// (422, see files.go), its annotation may not change, and it may not be
-// deleted (403: the file serves the kind; see refuseFileDelete). When the
-// file is removed, the controller deletes it without deleting its objects.
-
-// FileAnnotation names the definition file that serves the kind of a
-// stored CustomResourceDefinition.
-const FileAnnotation = "dynapi.dev/definition-file"
+// Several processes share one database, and their files may differ (a
+// rolling deploy: old processes hold a file's v1, new ones its v2; or one
+// process has a file another lacks). So publishing follows each process's
+// own files, never what it sees stored:
+//
+//   - A process publishes a kind (creates its definition, or overwrites
+//     the stored one, re-reading on a conflict: the last writer wins) only
+//     when its own snapshot of that kind changed: at start, and when a
+//     reload of its files changed the kind's definition. It never writes
+//     because the stored definition differs from its file, so processes
+//     that disagree write once each, not for ever.
+//   - It deletes a published definition only when a reload removed its
+//     own file for that kind, and only while the stored one is still its
+//     publication (the same file and hash): never because it lacks a file
+//     another process has. That delete keeps the kind's objects (no
+//     cleanup finalizer, see Strategy.PrepareForDelete), and the log says so.
+//   - It writes the status of a published definition only while the stored
+//     spec is its own publication (the same hash): the status is that of
+//     the processes whose file the spec is.
+//
+// Through the API a published definition is the file's: see readonly.go.
 
 // publisher is the field manager of the published definitions.
 const publisher = "dynapi-definition-files"
 
-// publish creates or adopts the definition of every kind a definition file
-// serves in snap, and deletes the published ones whose file is gone. One
-// process at a time writes them (a Store lock); it takes the lock only
-// when there is something to write.
+// maxPublishAttempts bounds the re-reads of one publishing write after a
+// conflict with another writer.
+const maxPublishAttempts = 5
+
+// errTerminating says a kind is not published yet: a definition of its
+// name is being deleted (its objects cleaned up); publishing it then would
+// hand the file's kind to that cleanup. The next reconcile tries again.
+var errTerminating = errors.New("a definition of that name is being deleted; published once it is gone")
+
+// publication is what the process last published for a kind its files
+// serve.
+type publication struct {
+	res  *registry.Resource // the snapshot's resource it was built from
+	file string
+	hash string
+}
+
+// publish brings the published definitions in line with what changed in
+// snap since the last publish: the kinds whose file definition changed
+// are published, those whose file is gone unpublished. A failure is
+// tried again at the next call.
 func (c *Controller) publish(ctx context.Context, t resource.Target, snap *registry.Snapshot) error {
-	var writes []func() error
+	if snap == c.publishedFrom {
+		return nil // Reconcile runs after every event; most change no file
+	}
+	var errs []error
+	kinds := map[string]bool{}
 	for _, r := range fileKinds(snap) {
 		name := r.Plural + "." + r.Group
-		if write := c.publishOne(ctx, t, r, name); write != nil {
-			writes = append(writes, write)
+		kinds[name] = true
+		errs = append(errs, c.publishKind(ctx, t, name, r))
+	}
+	for name, pub := range c.published {
+		if !kinds[name] {
+			errs = append(errs, c.unpublish(ctx, t, name, pub))
 		}
 	}
-	for name, obj := range c.objects {
-		if file := annotatedFile(obj); file != "" && !gjson.GetBytes(obj, "metadata.deletionTimestamp").Exists() {
-			if _, served := fileKind(snap, obj); !served {
-				writes = append(writes, func() error { return c.unpublish(ctx, t, name, file) })
+	err := errors.Join(errs...)
+	if err == nil {
+		c.publishedFrom = snap
+	}
+	return err
+}
+
+// publishKind publishes r's definition, unless what the process last
+// published of it is the same.
+func (c *Controller) publishKind(ctx context.Context, t resource.Target, name string, r *registry.Resource) error {
+	last, ok := c.published[name]
+	if ok && last.res == r {
+		return nil // the registry keeps the Resource of an unchanged file
+	}
+	def, hash := fileDefinition(r)
+	pub := publication{res: r, file: r.File, hash: hash}
+	if !ok || last.file != pub.file || last.hash != pub.hash {
+		if err := c.write(ctx, t, name, def, pub); err != nil {
+			return fmt.Errorf("publish %s from %s: %w", name, r.File, err)
+		}
+	}
+	if c.published == nil {
+		c.published = map[string]publication{}
+	}
+	c.published[name] = pub
+	return nil
+}
+
+// write creates definition name as def, or overwrites the stored one
+// (spec and the two annotations; the rest, such as an installer's labels,
+// stays), unless it is pub already.
+func (c *Controller) write(ctx context.Context, t resource.Target, name string, def []byte, pub publication) error {
+	obj, stored := c.objects[name] // at start, most are published already
+	for attempt := 1; ; attempt++ {
+		res, err := c.writeOver(ctx, t, obj, stored, def, pub)
+		if err == nil {
+			if res.Object != nil {
+				c.remember(res.Object) // its status is written at once; its event comes later
 			}
-		}
-	}
-	if len(writes) == 0 {
-		return nil
-	}
-	release, ok, err := c.service.TryLock(ctx, "customresourcedefinitions/files")
-	if err != nil || !ok {
-		return err // another process publishes; its writes come back as events
-	}
-	defer release()
-	var errs []error
-	for _, write := range writes {
-		errs = append(errs, write())
-	}
-	return errors.Join(errs...)
-}
-
-// publishOne returns the write that publishes r's definition, nil when
-// the stored one is published already.
-func (c *Controller) publishOne(ctx context.Context, t resource.Target, r *registry.Resource, name string) func() error {
-	obj, stored := c.objects[name]
-	if !stored {
-		return func() error {
-			res, err := c.service.Create(ctx, t, fileDefinition(r), resource.WriteOptions{FieldManager: publisher})
-			return c.published(res, ignoreCode(err, engine.CodeAlreadyExists))
-		}
-	}
-	if annotatedFile(obj) == r.File {
-		return nil
-	}
-	// Applied through the API before it was published: the file's now.
-	return func() error {
-		body, err := sjson.SetBytes(obj, "metadata.annotations."+gjson.Escape(FileAnnotation), r.File)
-		if err != nil {
-			return fmt.Errorf("adopt %s: %w", name, err)
-		}
-		res, err := c.service.Update(ctx, t, name, body, resource.WriteOptions{FieldManager: publisher})
-		return c.published(res, ignoreCode(err, engine.CodeConflict, engine.CodeNotFound))
-	}
-}
-
-// published remembers the definition a publishing write stored, so that
-// the reconcile that follows writes its status at once (its event comes
-// later).
-func (c *Controller) published(res resource.Result, err error) error {
-	if err == nil && res.Object != nil {
-		c.remember(res.Object)
-	}
-	return err
-}
-
-// unpublish deletes the published definition name, whose file is gone;
-// the kind's objects stay stored (see Strategy.PrepareForDelete).
-func (c *Controller) unpublish(ctx context.Context, t resource.Target, name, file string) error {
-	_, err := c.service.Delete(ctx, t, name, resource.DeleteOptions{})
-	if err = ignoreCode(err, engine.CodeNotFound); err == nil {
-		c.logger.Info("definition file removed: its CustomResourceDefinition is deleted, its objects are kept",
-			"name", name, "file", file)
-	}
-	return err
-}
-
-// fileKinds lists the kinds definition files serve in snap: not the
-// built-in ones, nor those defined through the API.
-func fileKinds(snap *registry.Snapshot) []*registry.Resource {
-	var out []*registry.Resource
-	for _, r := range snap.Resources() {
-		if !registry.IsAPIFile(r.File) && !registry.IsBuiltinFile(r.File) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// annotatedFile returns the FileAnnotation of definition obj.
-func annotatedFile(obj []byte) string {
-	return gjson.GetBytes(obj, "metadata.annotations."+gjson.Escape(FileAnnotation)).Str
-}
-
-func ignoreCode(err error, codes ...engine.Code) error {
-	for _, code := range codes {
-		if engine.ErrorCode(err) == code {
 			return nil
 		}
-	}
-	return err
-}
-
-// fileDefinition is the CustomResourceDefinition of r, as the file
-// declares it, annotated with its file.
-func fileDefinition(r *registry.Resource) []byte {
-	versions := make([]map[string]any, len(r.Versions))
-	for i, v := range r.Versions {
-		versions[i] = fileVersion(v)
-	}
-	names := map[string]any{"plural": r.Plural, "singular": r.Singular, "kind": r.Kind, "listKind": r.ListKind}
-	if len(r.ShortNames) > 0 {
-		names["shortNames"] = r.ShortNames
-	}
-	if len(r.Categories) > 0 {
-		names["categories"] = r.Categories
-	}
-	out, _ := json.Marshal(map[string]any{ // maps of plain values always marshal
-		"apiVersion": GroupResource.Group + "/" + version, "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": r.Plural + "." + r.Group, "annotations": map[string]string{FileAnnotation: r.File}},
-		"spec":     map[string]any{"group": r.Group, "names": names, "scope": scope(r), "versions": versions},
-	})
-	return out
-}
-
-// fileVersion is one version of a file's CustomResourceDefinition.
-func fileVersion(v *registry.Version) map[string]any {
-	out := map[string]any{"name": v.Name, "served": v.Served, "storage": v.Storage}
-	if v.Deprecated {
-		out["deprecated"] = true
-	}
-	if v.DeprecationWarning != "" {
-		out["deprecationWarning"] = v.DeprecationWarning
-	}
-	if v.Schema != nil {
-		out["schema"] = map[string]any{"openAPIV3Schema": json.RawMessage(v.Schema.RawShared())}
-	}
-	if len(v.PrinterColumns) > 0 {
-		out["additionalPrinterColumns"] = v.PrinterColumns
-	}
-	sub := map[string]any{}
-	if v.Subresources.Status {
-		sub["status"] = map[string]any{}
-	}
-	if v.Subresources.Scale != nil {
-		sub["scale"] = v.Subresources.Scale
-	}
-	if len(sub) > 0 {
-		out["subresources"] = sub
-	}
-	if len(v.SelectableFields) > 0 {
-		fields := make([]map[string]string, len(v.SelectableFields))
-		for i, f := range v.SelectableFields {
-			fields[i] = map[string]string{"jsonPath": f}
+		if !retried(err) || attempt == maxPublishAttempts {
+			return err
 		}
-		out["selectableFields"] = fields
+		obj, err = c.service.Get(ctx, t, name)
+		if stored = err == nil; err != nil && engine.ErrorCode(err) != engine.CodeNotFound {
+			return err
+		}
 	}
-	return out
 }
 
-// refuseFileDelete refuses the delete of a definition for a kind a
-// definition file serves: the file serves it, so only removing the file
-// removes it. Kube's words for an object the server keeps whatever the
-// user's rights (its namespaces "default" and "kube-system"): 403.
-func refuseFileDelete(snap *registry.Snapshot, name string, obj []byte) error {
-	r, ok := fileKind(snap, obj)
-	if !ok {
-		return nil
+// writeOver is one attempt of write over obj, the stored definition
+// (stored is false when there is none).
+func (c *Controller) writeOver(ctx context.Context, t resource.Target, obj []byte, stored bool, def []byte, pub publication) (resource.Result, error) {
+	opts := resource.WriteOptions{FieldManager: publisher}
+	switch {
+	case !stored:
+		return c.service.Create(ctx, t, def, opts)
+	case annotatedFile(obj) == pub.file && annotatedHash(obj) == pub.hash:
+		return resource.Result{}, nil
+	case gjson.GetBytes(obj, "metadata.deletionTimestamp").Exists():
+		return resource.Result{}, errTerminating
 	}
-	return &engine.Error{Code: engine.CodeForbidden, Group: GroupResource.Group, Kind: GroupResource.Resource, Name: name,
-		Message: fmt.Sprintf("%s %q is forbidden: the definition file %s serves %s: remove the file to remove the definition (its objects are kept)",
-			GroupResource, name, r.File, r.GroupResource())}
+	body, err := overwrite(obj, def, pub)
+	if err != nil {
+		return resource.Result{}, err
+	}
+	return c.service.Update(ctx, t, nameOf(obj), body, opts)
 }
 
-// checkFileAnnotation refuses a FileAnnotation the server did not set:
-// while a file serves the kind, it names that file (or is absent from a
-// definition never published); once the file is gone, it stays as it was.
-func checkFileAnnotation(snap *registry.Snapshot, obj, old []byte) []engine.FieldError {
-	got, was := annotatedFile(obj), annotatedFile(old)
-	want := was
-	if r, ok := fileKind(snap, obj); ok && (got != "" || was != "") {
-		want = r.File
+// overwrite returns the stored definition obj with the spec and the
+// annotations of def.
+func overwrite(obj, def []byte, pub publication) ([]byte, error) {
+	out, err := sjson.SetRawBytes(obj, "spec", []byte(gjson.GetBytes(def, "spec").Raw))
+	for key, v := range map[string]string{FileAnnotation: pub.file, HashAnnotation: pub.hash} {
+		if err == nil {
+			out, err = sjson.SetBytes(out, "metadata.annotations."+gjson.Escape(key), v)
+		}
 	}
-	if got == want || got == "" && was == "" {
-		return nil
+	if err != nil {
+		return nil, fmt.Errorf("overwrite %s: %w", nameOf(obj), err)
 	}
-	return []engine.FieldError{{Type: engine.CauseInvalid, Path: "metadata.annotations[" + FileAnnotation + "]",
-		Message: fmt.Sprintf("Invalid value: %q: set by the server: it must be %q", got, want)}}
+	return out, nil
+}
+
+// retried says whether a publishing write that failed with err is tried
+// again after a re-read: another process wrote first.
+func retried(err error) bool {
+	switch engine.ErrorCode(err) {
+	case engine.CodeConflict, engine.CodeAlreadyExists, engine.CodeNotFound:
+		return true
+	}
+	return false
+}
+
+// unpublish deletes definition name, whose file a reload removed, while it
+// is still pub (else another process published it: it stays); the kind's
+// objects stay stored (see Strategy.PrepareForDelete).
+func (c *Controller) unpublish(ctx context.Context, t resource.Target, name string, pub publication) error {
+	for attempt := 1; ; attempt++ {
+		obj, err := c.service.Get(ctx, t, name)
+		if engine.ErrorCode(err) == engine.CodeNotFound {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("unpublish %s: %w", name, err)
+		}
+		if annotatedFile(obj) != pub.file || annotatedHash(obj) != pub.hash {
+			c.logger.Info("definition file removed; its CustomResourceDefinition, published since by another process, is kept",
+				"name", name, "file", pub.file)
+			break
+		}
+		meta := gjson.GetBytes(obj, "metadata")
+		_, err = c.service.Delete(ctx, t, name, resource.DeleteOptions{
+			PreconditionUID: meta.Get("uid").Str, PreconditionResourceVersion: meta.Get("resourceVersion").Str})
+		if err == nil {
+			c.logger.Info("definition file removed: its CustomResourceDefinition is deleted, its objects are kept",
+				"name", name, "file", pub.file)
+			break
+		}
+		if !retried(err) || attempt == maxPublishAttempts {
+			return fmt.Errorf("unpublish %s: %w", name, err)
+		}
+	}
+	delete(c.published, name)
+	return nil
+}
+
+// ownsStatus reports whether the process writes the status of definition
+// obj: one not published, or the process's own publication.
+func (c *Controller) ownsStatus(obj []byte) bool {
+	if annotatedFile(obj) == "" {
+		return true
+	}
+	pub, ok := c.published[nameOf(obj)]
+	return ok && annotatedHash(obj) == pub.hash && annotatedFile(obj) == pub.file
 }

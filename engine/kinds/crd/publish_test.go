@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
@@ -24,7 +25,7 @@ func TestFileDefinitionMatchesItsFile(t *testing.T) {
 	}
 	for _, r := range kinds {
 		t.Run(r.GroupResource().String(), func(t *testing.T) {
-			obj := fileDefinition(r)
+			obj, hash := fileDefinition(r)
 			if causes, _ := Check(obj); len(causes) > 0 {
 				t.Fatalf("Check refuses it: %v", causes)
 			}
@@ -34,50 +35,65 @@ func TestFileDefinitionMatchesItsFile(t *testing.T) {
 			if got := annotatedFile(obj); got != r.File {
 				t.Fatalf("annotation %q, want %q", got, r.File)
 			}
+			if again, _ := fileDefinition(r); annotatedHash(obj) != hash || string(again) != string(obj) {
+				t.Fatalf("hash %q, want %q, the same definition from the same file", annotatedHash(obj), hash)
+			}
 		})
 	}
 }
 
-// The FileAnnotation is the server's: while a file serves the kind it
-// names that file, or is absent from a definition never published; once
-// the file is gone it stays as it was.
-func TestCheckFileAnnotation(t *testing.T) {
+// The published annotations are the server's: while a file serves the
+// kind FileAnnotation names that file, or is absent from a definition
+// never published, and HashAnnotation changes only to the file's hash;
+// once the file is gone both stay as they were.
+func TestCheckPublished(t *testing.T) {
 	file := crdJSON("toys.example.com", "robots", "Robot", "rb")
 	snap := newDefinitions(t, fstest.MapFS{"robots.json": {Data: file}}).Load()
+	_, hash := fileDefinition(fileKinds(snap)[0])
 	other := crdJSON("toys.example.com", "dolls", "Doll")
-	annotate := func(obj []byte, v string) []byte {
-		out, err := sjson.SetBytes(obj, "metadata.annotations.dynapi\\.dev/definition-file", v)
-		if err != nil {
-			t.Fatal(err)
+	annotate := func(obj []byte, kv ...string) []byte {
+		for i := 0; i < len(kv); i += 2 {
+			var err error
+			if obj, err = sjson.SetBytes(obj, "metadata.annotations."+gjson.Escape(kv[i]), kv[i+1]); err != nil {
+				t.Fatal(err)
+			}
 		}
-		return out
+		return obj
 	}
+	published := annotate(file, FileAnnotation, "robots.json", HashAnnotation, hash)
+	const fileCause, hashCause = "metadata.annotations[dynapi.dev/definition-file]", "metadata.annotations[dynapi.dev/definition-sha256]"
 	tests := []struct {
 		name     string
 		obj, old []byte
-		refused  string // a substring of the refusal; "" lets it pass
+		path     string // the field refused; "" lets it pass
+		refused  string // a substring of the refusal
 	}{
-		{"published", annotate(file, "robots.json"), nil, ""},
-		{"applied, not yet published", file, nil, ""},
-		{"adopted", annotate(file, "robots.json"), file, ""},
-		{"kept", annotate(file, "robots.json"), annotate(file, "robots.json"), ""},
-		{"another file named", annotate(file, "mine.yaml"), nil, `Invalid value: "mine.yaml": set by the server: it must be "robots.json"`},
-		{"removed", file, annotate(file, "robots.json"), `set by the server: it must be "robots.json"`},
-		{"no file serves it", annotate(other, "robots.json"), nil, `it must be ""`},
-		{"its file gone, kept", annotate(other, "dolls.json"), annotate(other, "dolls.json"), ""},
-		{"its file gone, changed", annotate(other, "x.json"), annotate(other, "dolls.json"), `it must be "dolls.json"`},
+		{"published", published, nil, "", ""},
+		{"applied, not yet published", file, nil, "", ""},
+		{"adopted", published, file, "", ""},
+		{"kept", published, published, "", ""},
+		{"labelled", annotate(published, "x", "y"), published, "", ""},
+		{"overwritten by another version of the file", published, annotate(file, FileAnnotation, "robots.json", HashAnnotation, "v1"), "", ""},
+		{"another file named", annotate(file, FileAnnotation, "mine.yaml", HashAnnotation, hash), nil, fileCause,
+			`Invalid value: "mine.yaml": set by the server: it must be "robots.json"`},
+		{"removed", annotate(file, HashAnnotation, hash), published, fileCause, `set by the server: it must be "robots.json"`},
+		{"another hash", annotate(published, HashAnnotation, "mine"), published, hashCause, `Invalid value: "mine": set by the server: it must be "` + hash + `"`},
+		{"no file serves it", annotate(other, FileAnnotation, "robots.json"), nil, fileCause, `it must be ""`},
+		{"its file gone, kept", annotate(other, FileAnnotation, "dolls.json", HashAnnotation, "h"), annotate(other, FileAnnotation, "dolls.json", HashAnnotation, "h"), "", ""},
+		{"its file gone, changed", annotate(other, FileAnnotation, "x.json", HashAnnotation, "h"), annotate(other, FileAnnotation, "dolls.json", HashAnnotation, "h"), fileCause, `it must be "dolls.json"`},
+		{"its file gone, hash changed", annotate(other, FileAnnotation, "dolls.json", HashAnnotation, "g"), annotate(other, FileAnnotation, "dolls.json", HashAnnotation, "h"), hashCause, `it must be "h"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			causes := checkFileAnnotation(snap, tt.obj, tt.old)
-			if tt.refused == "" {
+			causes := checkPublished(snap, tt.obj, tt.old)
+			if tt.path == "" {
 				if len(causes) > 0 {
 					t.Fatalf("refused: %v", causes)
 				}
 				return
 			}
-			if len(causes) != 1 || causes[0].Path != "metadata.annotations[dynapi.dev/definition-file]" || !strings.Contains(causes[0].Message, tt.refused) {
-				t.Fatalf("causes %v, want one on metadata.annotations[dynapi.dev/definition-file] saying %q", causes, tt.refused)
+			if len(causes) != 1 || causes[0].Path != tt.path || !strings.Contains(causes[0].Message, tt.refused) {
+				t.Fatalf("causes %v, want one on %s saying %q", causes, tt.path, tt.refused)
 			}
 		})
 	}
