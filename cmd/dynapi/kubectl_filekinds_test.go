@@ -33,7 +33,7 @@ func TestKubectlDefinitionsOfFileKinds(t *testing.T) {
 		{"a file's kind: established", []string{"wait", "--for=condition=Established", "crd/warehouses.shop.example.com", "--timeout=5s"}, false,
 			[]string{"condition met"}},
 		{"a file's kind: as YAML", []string{"get", "crd", "warehouses.shop.example.com", "-o", "yaml"}, false,
-			[]string{"dynapi.dev/definition-file: shop.example.com/warehouse.yaml", "type: Established",
+			[]string{"dynapi.dev/definition-file: shop.example.com/warehouse.yaml", "dynapi.dev/definition-sha256: ", "type: Established",
 				"the kind is served from the definition file shop.example.com/warehouse.yaml"}},
 		{"a file's kind: not deleted", []string{"delete", "crd", "warehouses.shop.example.com"}, true,
 			[]string{`Error from server (Forbidden): customresourcedefinitions.apiextensions.k8s.io "warehouses.shop.example.com" is forbidden: ` +
@@ -42,6 +42,8 @@ func TestKubectlDefinitionsOfFileKinds(t *testing.T) {
 			[]string{"spec: Invalid value", "the definition file shop.example.com/warehouse.yaml serves warehouses.shop.example.com and wins"}},
 		{"a file's kind: its file not renamed", []string{"annotate", "--overwrite", "crd", "warehouses.shop.example.com", "dynapi.dev/definition-file=mine.yaml"}, true,
 			[]string{`metadata.annotations[dynapi.dev/definition-file]: Invalid value: "mine.yaml": set by the server: it must be "shop.example.com/warehouse.yaml"`}},
+		{"a file's kind: its hash not changed", []string{"annotate", "--overwrite", "crd", "warehouses.shop.example.com", "dynapi.dev/definition-sha256=mine"}, true,
+			[]string{`metadata.annotations[dynapi.dev/definition-sha256]: Invalid value: "mine": set by the server: it must be "`}},
 		{"a file's kind: labelled", []string{"label", "crd", "warehouses.shop.example.com", "app.kubernetes.io/managed-by=Helm"}, false,
 			[]string{"labeled"}},
 		{"matches the file", []string{"apply", "-f", "../../schemas/labs.example.com/widget-crd.yaml"}, false,

@@ -195,9 +195,13 @@ func conditions(t *testing.T, p *process, name string, want ...string) {
 // versions, which declare one schema, share it.
 func TestDefinitionCompiledOnce(t *testing.T) {
 	a := startProcess(t, pgtest.Open(t))
+	// The description makes the schema one this test binary never
+	// compiled before, not even in an earlier run of -count: compiled
+	// schemas are cached by content, process-wide.
+	description := fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())
 	version := func(name string, storage bool) string {
 		return fmt.Sprintf(`{"name":%q,"served":true,"storage":%v,"schema":{"openAPIV3Schema":{"type":"object",
-"properties":{"spec":{"type":"object","description":%q,"properties":{"cron":{"type":"string"}}}}}}}`, name, storage, t.Name())
+"properties":{"spec":{"type":"object","description":%q,"properties":{"cron":{"type":"string"}}}}}}}`, name, storage, description)
 	}
 	def := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
 "metadata":{"name":"onces.compile.example.com"},"spec":{"group":"compile.example.com","scope":"Namespaced",

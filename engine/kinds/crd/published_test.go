@@ -1,6 +1,7 @@
 package crd_test
 
 import (
+	"context"
 	"io/fs"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 	"github.com/dynapi/dynapi/internal/wait"
 )
@@ -67,6 +69,25 @@ func TestRollingReplacementOfAFile(t *testing.T) {
 	sameDefinition(t, v2, next.must(http.StatusOK, http.MethodGet, widgetsCRD, ""))
 	old.stop()
 	next.must(http.StatusOK, http.MethodGet, widgetsPath+"/w1", "")
+}
+
+// A published definition deleted through a process without its file (how
+// one left behind by a file removed while no process ran is removed) goes
+// at once and keeps its kind's objects, even with kube's cleanup
+// finalizer put on it by hand.
+func TestPublishedDefinitionDeletedKeepsObjects(t *testing.T) {
+	db := pgtest.Open(t)
+	a := startProcessWith(t, db, shipped)
+	b := startProcessWith(t, db, without(t, shipped, widgetFile))
+	a.must(http.StatusCreated, http.MethodPost, widgetsPath, widget("w1"))
+	b.must(http.StatusOK, http.MethodPatch, widgetsCRD, `{"metadata":{"finalizers":["customresourcecleanup.apiextensions.k8s.io"]}}`)
+	b.must(http.StatusOK, http.MethodDelete, widgetsCRD, "")
+	answers(t, http.StatusNotFound, widgetsCRD, a)
+	key := engine.ObjectKey{Resource: engine.GroupResource{Group: "shop.example.com", Resource: "widgets"}, Namespace: "default", Name: "w1"}
+	if _, err := a.store.Get(context.Background(), key); err != nil {
+		t.Fatalf("a widget of the deleted published definition: %v", err)
+	}
+	a.must(http.StatusOK, http.MethodGet, widgetsPath+"/w1", "")
 }
 
 // widget is a Widget named name.
