@@ -90,6 +90,34 @@ func TestPublishedDefinitionDeletedKeepsObjects(t *testing.T) {
 	a.must(http.StatusOK, http.MethodGet, widgetsPath+"/w1", "")
 }
 
+// A definition created through the API, by a process without the file,
+// for a kind a file serves is the file's once a process with the file
+// starts: overwritten with the file's spec and annotations (same uid; the
+// file wins), served by the file, no longer through the API; the objects
+// stay stored.
+func TestFileTakesOverADefinitionThroughTheAPI(t *testing.T) {
+	db := pgtest.Open(t)
+	b := startProcessWith(t, db, without(t, shipped, widgetFile))
+	v7 := strings.Replace(string(crdJSON("shop.example.com", "widgets", "Widget")), `"name":"v1"`, `"name":"v7"`, 1)
+	created := b.must(http.StatusCreated, http.MethodPost, crds, v7)
+	const v7Path = "/apis/shop.example.com/v7/namespaces/default/widgets"
+	answers(t, http.StatusOK, v7Path, b)
+	b.must(http.StatusCreated, http.MethodPost, v7Path, `{"apiVersion":"shop.example.com/v7","kind":"Widget","metadata":{"name":"w7"}}`)
+
+	a := startProcessWith(t, db, shipped)
+	taken := a.must(http.StatusOK, http.MethodGet, widgetsCRD, "")
+	if uid(taken) != uid(created) || hash(taken) == "" || gjson.GetBytes(taken, `spec.versions.#(name=="v7")`).Exists() {
+		t.Fatalf("the file did not take the definition over: %s", taken)
+	}
+	answers(t, http.StatusNotFound, v7Path, b)
+	conditions(t, a, "widgets.shop.example.com", "NamesAccepted=True:NoConflicts", "Established=True:InitialNamesAccepted",
+		"DefinitionFile=True:ServedByDefinitionFile")
+	key := engine.ObjectKey{Resource: engine.GroupResource{Group: "shop.example.com", Resource: "widgets"}, Namespace: "default", Name: "w7"}
+	if _, err := a.store.Get(context.Background(), key); err != nil {
+		t.Fatalf("the widget created through the API's definition: %v", err)
+	}
+}
+
 // widget is a Widget named name.
 func widget(name string) string {
 	return `{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"` + name + `"},"spec":{"size":3}}`
