@@ -27,11 +27,16 @@ func fileDefinition(r *registry.Resource) (obj []byte, hash string) {
 	spec := fileSpec(r)
 	sum := sha256.Sum256(spec)
 	hash = hex.EncodeToString(sum[:])
+	annotations := map[string]string{FileAnnotation: r.File, HashAnnotation: hash}
+	if protectedGroup(r.Group) {
+		// Definition files need no approval (they are the operator's own);
+		// their CRD is let through kube's check as an unapproved one.
+		annotations[approvalAnnotation] = "unapproved, published from the definition file " + r.File
+	}
 	obj, _ = json.Marshal(map[string]any{ // maps of plain values always marshal
 		"apiVersion": GroupResource.Group + "/" + version, "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": r.Plural + "." + r.Group,
-			"annotations": map[string]string{FileAnnotation: r.File, HashAnnotation: hash}},
-		"spec": json.RawMessage(spec),
+		"metadata": map[string]any{"name": r.Plural + "." + r.Group, "annotations": annotations},
+		"spec":     json.RawMessage(spec),
 	})
 	return obj, hash
 }

@@ -13,21 +13,26 @@ import (
 // The definition published for a file's kind matches the file (so its
 // status is the file's: Established, DefinitionFile) for a kind with
 // printer columns, subresources, selectable fields and several versions,
-// as the repository's own definition files declare them.
+// as the repository's own definition files declare them, and for one in
+// a protected group, which definition files may declare without approval.
 func TestFileDefinitionMatchesItsFile(t *testing.T) {
 	snap := newDefinitions(t, fstest.MapFS{
 		"widget.yaml":     {Data: mustRead(t, "../../../schemas/shop.example.com/widget.yaml")},
 		"widget-crd.yaml": {Data: mustRead(t, "../../../schemas/labs.example.com/widget-crd.yaml")},
+		"gateway.json":    {Data: crdJSON("gateway.networking.k8s.io", "gateways", "Gateway")}, // a protected group
 	}).Load()
 	kinds := fileKinds(snap)
-	if len(kinds) != 2 {
-		t.Fatalf("file kinds: %d, want 2", len(kinds))
+	if len(kinds) != 3 {
+		t.Fatalf("file kinds: %d, want 3", len(kinds))
 	}
 	for _, r := range kinds {
 		t.Run(r.GroupResource().String(), func(t *testing.T) {
 			obj, hash := fileDefinition(r)
 			if causes, _ := Check(obj); len(causes) > 0 {
 				t.Fatalf("Check refuses it: %v", causes)
+			}
+			if causes := checkApproval(obj, nil); len(causes) > 0 {
+				t.Fatalf("it lacks the approval of a protected group: %v", causes)
 			}
 			if diff := differences(r, obj); len(diff) > 0 {
 				t.Fatalf("it differs from its file: %v", diff)
