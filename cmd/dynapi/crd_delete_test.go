@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -130,5 +131,37 @@ func createCronTabs(t *testing.T, base string, n int) {
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
+	}
+}
+
+// While a definition is Terminating (here kept so by a finalizer of its
+// own once its objects are cleaned up), a create of its kind is refused
+// with apiextensions-apiserver's 403, through the real kubectl; reads of
+// the kind go on.
+func TestCreateWhileDefinitionTerminating(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
+	}
+	url, _ := startPostgres(t)
+	base := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
+	held := strings.Replace(cronTabCRD("stable.example.com", "crontabs", "CronTab", "v1"), `"metadata":{`,
+		`"metadata":{"finalizers":["example.com/hold"],`, 1)
+	mustDo(t, http.StatusCreated, http.MethodPost, base+crdsPath, held)
+	waitFor(t, http.StatusOK, crontabsPath, base)
+	k := kubectl{t: t, server: base, home: t.TempDir()}
+	k.run("delete", "crd", "crontabs.stable.example.com", "--wait=false")
+	// The delete is seen by the server's definitions controller through
+	// its watch: a dry run tells when.
+	wait.Eventually(t, 30*time.Second, func() (bool, string) {
+		out, err := k.exec("create", "--dry-run=server", "-f", "testdata/kubectl/crontab.yaml")
+		return err != nil, "a dry-run create still passes: " + out
+	})
+	out, err := k.exec("create", "-f", "testdata/kubectl/crontab.yaml")
+	const want = `crontabs.stable.example.com "nightly" is forbidden: create not allowed while custom resource definition is terminating`
+	if err == nil || !strings.Contains(out, "Error from server (Forbidden)") || !strings.Contains(out, want) {
+		t.Fatalf("create while terminating: err %v, want Forbidden %q:\n%s", err, want, out)
+	}
+	if out := k.run("get", "crontabs"); !strings.Contains(out, "No resources found") {
+		t.Fatalf("reads of the kind while terminating: %s", out)
 	}
 }

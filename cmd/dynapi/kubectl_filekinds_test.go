@@ -6,12 +6,14 @@ import (
 	"testing"
 )
 
-// The rule for a CustomResourceDefinition applied through the API for a
-// kind a definition file serves (docs/definitions.md's table), with the real
-// kubectl: one that matches the file is created and Established (served
-// by the file, as its DefinitionFile condition says), so that `kubectl
-// wait` returns; one that differs is refused with the file's name; one for
-// a kind no file serves is served as before.
+// The rule for a CustomResourceDefinition of a kind a definition file
+// serves (docs/file-crds.md's table), with the real kubectl: the server
+// publishes one for each such kind, listed with its file, Established and
+// read-only but for metadata (installers label them); one applied that
+// matches the file configures it and is Established (served by the file,
+// as its DefinitionFile condition says), so that `kubectl wait` returns;
+// one that differs is refused with the file's name; one for a kind no
+// file serves is served as before.
 func TestKubectlDefinitionsOfFileKinds(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
@@ -25,8 +27,27 @@ func TestKubectlDefinitionsOfFileKinds(t *testing.T) {
 		refuse bool     // kubectl fails
 		want   []string // substrings of the output
 	}{
+		{"a file's kind listed", []string{"get", "crd", "-o",
+			`jsonpath={range .items[*]}{.metadata.name}={.metadata.annotations.dynapi\.dev/definition-file};{end}`}, false,
+			[]string{"warehouses.shop.example.com=shop.example.com/warehouse.yaml;", "widgets.labs.example.com=" + file + ";"}},
+		{"a file's kind: established", []string{"wait", "--for=condition=Established", "crd/warehouses.shop.example.com", "--timeout=5s"}, false,
+			[]string{"condition met"}},
+		{"a file's kind: as YAML", []string{"get", "crd", "warehouses.shop.example.com", "-o", "yaml"}, false,
+			[]string{"dynapi.dev/definition-file: shop.example.com/warehouse.yaml", "dynapi.dev/definition-sha256: ", "type: Established",
+				"the kind is served from the definition file shop.example.com/warehouse.yaml"}},
+		{"a file's kind: not deleted", []string{"delete", "crd", "warehouses.shop.example.com"}, true,
+			[]string{`Error from server (Forbidden): customresourcedefinitions.apiextensions.k8s.io "warehouses.shop.example.com" is forbidden: ` +
+				"the definition file shop.example.com/warehouse.yaml serves warehouses.shop.example.com: remove the file to remove the definition (its objects are kept)"}},
+		{"a file's kind: spec not changed", []string{"patch", "crd", "warehouses.shop.example.com", "--type=merge", "-p", `{"spec":{"names":{"shortNames":["w"]}}}`}, true,
+			[]string{"spec: Invalid value", "the definition file shop.example.com/warehouse.yaml serves warehouses.shop.example.com and wins"}},
+		{"a file's kind: its file not renamed", []string{"annotate", "--overwrite", "crd", "warehouses.shop.example.com", "dynapi.dev/definition-file=mine.yaml"}, true,
+			[]string{`metadata.annotations[dynapi.dev/definition-file]: Invalid value: "mine.yaml": set by the server: it must be "shop.example.com/warehouse.yaml"`}},
+		{"a file's kind: its hash not changed", []string{"annotate", "--overwrite", "crd", "warehouses.shop.example.com", "dynapi.dev/definition-sha256=mine"}, true,
+			[]string{`metadata.annotations[dynapi.dev/definition-sha256]: Invalid value: "mine": set by the server: it must be "`}},
+		{"a file's kind: labelled", []string{"label", "crd", "warehouses.shop.example.com", "app.kubernetes.io/managed-by=Helm"}, false,
+			[]string{"labeled"}},
 		{"matches the file", []string{"apply", "-f", "../../schemas/labs.example.com/widget-crd.yaml"}, false,
-			[]string{"customresourcedefinition.apiextensions.k8s.io/widgets.labs.example.com created"}},
+			[]string{"customresourcedefinition.apiextensions.k8s.io/widgets.labs.example.com configured"}},
 		{"matching: established", []string{"wait", "--for=condition=Established", "crd/widgets.labs.example.com", "--timeout=5s"}, false,
 			[]string{"condition met"}},
 		{"matching: served by the file", []string{"get", "crd", "widgets.labs.example.com", "-o",

@@ -91,7 +91,8 @@ func sendAs(t *testing.T, method, url, contentType, body string) (int, string) {
 }
 
 // Removing a definition file unserves its kind (404, gone from discovery,
-// its watches end) and keeps its objects; restoring it serves them again.
+// its watches end, its published CustomResourceDefinition deleted) and
+// keeps its objects; restoring it serves them again.
 func TestDefinitionRemovedAndRestored(t *testing.T) {
 	url, _ := startPostgres(t)
 	schemas, conversions := definitionsDir(t, gizmoDef(""))
@@ -105,6 +106,10 @@ func TestDefinitionRemovedAndRestored(t *testing.T) {
 		uids = append(uids, gjson.Get(body, "metadata.uid").Str)
 	}
 	watchEnded := watchUntilEnd(t, base+gizmos+"?watch=true&resourceVersion=0")
+	crd := base + crdsPath + "/gizmos.test.example.com"
+	if _, body := send(t, http.MethodGet, crd, ""); gjson.Get(body, `metadata.annotations.dynapi\.dev/definition-file`).Str != "test/gizmo.yaml" {
+		t.Fatalf("the file's definition is not published: %s", body)
+	}
 
 	saved := filepath.Join(t.TempDir(), "gizmo.yaml")
 	if err := os.Rename(filepath.Join(schemas, "test/gizmo.yaml"), saved); err != nil {
@@ -113,6 +118,10 @@ func TestDefinitionRemovedAndRestored(t *testing.T) {
 	wait.Eventually(t, 2*time.Second, func() (bool, string) {
 		code, body := send(t, http.MethodGet, base+gizmos, "")
 		return code == http.StatusNotFound, "gizmos unserved; last: " + body
+	})
+	wait.Eventually(t, 2*time.Second, func() (bool, string) {
+		code, body := send(t, http.MethodGet, crd, "")
+		return code == http.StatusNotFound, "the file's definition deleted; last: " + body
 	})
 	if _, groups := httpGet(t, base+"/apis"); strings.Contains(groups, "test.example.com") {
 		t.Errorf("discovery still has the group: %s", groups)
@@ -129,6 +138,10 @@ func TestDefinitionRemovedAndRestored(t *testing.T) {
 	wait.Eventually(t, 2*time.Second, func() (bool, string) {
 		code, body := send(t, http.MethodGet, base+gizmos, "")
 		return code == http.StatusOK, "gizmos served again; last: " + body
+	})
+	wait.Eventually(t, 2*time.Second, func() (bool, string) {
+		code, body := send(t, http.MethodGet, crd, "")
+		return code == http.StatusOK, "the file's definition published again; last: " + body
 	})
 	_, list := send(t, http.MethodGet, base+gizmos, "")
 	if got := gjson.Get(list, "items.#.metadata.uid").String(); got != `["`+strings.Join(uids, `","`)+`"]` {

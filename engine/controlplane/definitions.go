@@ -71,7 +71,7 @@ func (c *ControlPlane) serveStoredDefinitions(ctx context.Context, cfg Config, d
 	if defs == nil {
 		return nil
 	}
-	controller := crd.New(cfg.Service, defs, cfg.Logger, crd.Options{DeletionProtection: cfg.Files.DeletionProtection})
+	controller := crd.New(cfg.Service, defs, cfg.Logger, crd.Options{DeletionProtection: cfg.Files.DeletionProtection, PublishFiles: true})
 	if err := controller.Sync(ctx); err != nil {
 		return err
 	}

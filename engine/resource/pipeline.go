@@ -32,6 +32,8 @@ type stage struct {
 var stages = []stage{
 	{"decode", writes, decodeBody, factBody, factDecoded},
 	{"typeMeta", writes, typeMeta, factDecoded, 0},
+	// a kind that refuses creates (its definition being deleted)
+	{"createGuard", CreateOperation, guardCreate, factDecoded, 0},
 	// mutating admission policies and webhooks, on the object as sent
 	{"mutatingAdmission", writes, mutatingAdmission, factDecoded | factOld, factMutated},
 	{"mutatingAdmission", DeleteOperation, mutatingAdmission, factOld | factDeleteOptions, factMutated},

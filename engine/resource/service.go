@@ -38,6 +38,7 @@ type Service struct {
 	onRemove   []func(engine.ObjectKey)
 	onDelete   []func(engine.ObjectKey)
 	onCreate   []func(engine.ObjectKey)
+	guards     []CreateGuard
 }
 
 // New returns a Service over store with the wall clock.
@@ -90,6 +91,17 @@ func (s *Service) OnDelete(f func(engine.ObjectKey)) { s.onDelete = append(s.onD
 // default ServiceAccount of a new namespace) may look now. f must not
 // block. Call it before the Service serves requests.
 func (s *Service) OnCreate(f func(engine.ObjectKey)) { s.onCreate = append(s.onCreate, f) }
+
+// CreateGuard refuses a create of resource gr (name: the object's
+// metadata.name, "" when generated) with the error to answer, or lets it
+// go on with nil.
+type CreateGuard func(gr engine.GroupResource, name string) error
+
+// GuardCreates makes g decide every create first, before admission, as
+// kube-apiserver refuses a create of a custom resource whose definition is
+// being deleted. g must not block. Call it before the Service serves
+// requests.
+func (s *Service) GuardCreates(g CreateGuard) { s.guards = append(s.guards, g) }
 
 func (s *Service) created(key engine.ObjectKey) {
 	for _, f := range s.onCreate {

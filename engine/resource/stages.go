@@ -31,6 +31,22 @@ func decodeBody(_ *Service, w *Write) error {
 
 func typeMeta(_ *Service, w *Write) error { return checkTypeMeta(w.Target, w.Object) }
 
+// guardCreate runs the Service's create guards (see GuardCreates) on a
+// create of the resource itself: a subresource's create (a token request)
+// makes no object of the kind.
+func guardCreate(s *Service, w *Write) error {
+	if w.Target.Subresource != "" {
+		return nil
+	}
+	name := lookup(w.Object, "metadata.name").Str
+	for _, g := range s.guards {
+		if err := g(w.Target.GroupResource(), name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // createMeta reads the new object's metadata and fills what the server owns.
 func createMeta(s *Service, w *Write) error {
 	w.metadata.sentFields = apply.ManagedFieldsOf(w.Object)

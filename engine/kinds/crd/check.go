@@ -109,7 +109,8 @@ type Strategy struct {
 // annotation, as kube-apiserver does for the objects written through the
 // API; definition files are the operator's own and are not held to it.
 // One for a kind a definition file serves must match the file (see
-// files.go).
+// files.go); one published for a file is read-only but for its metadata
+// (see readonly.go).
 func (s Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 	if w.Target.Subresource == "status" {
 		return nil, nil
@@ -117,7 +118,9 @@ func (s Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 	causes, warnings := Check(w.Object)
 	causes = append(causes, checkConversion(w.Object, w.Old)...)
 	if s.Snapshots != nil && len(causes) == 0 {
-		causes = refuseDiffering(s.Snapshots.Load(), w.Object)
+		snap := s.Snapshots.Load()
+		causes = append(refuseDiffering(snap, w.Object), checkPublished(snap, w.Object, w.Old)...)
+		causes = append(causes, refuseRepublish(snap, w.Object, w.Old)...)
 	}
 	return append(causes, checkApproval(w.Object, w.Old)...), warnings
 }

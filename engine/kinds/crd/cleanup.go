@@ -101,14 +101,8 @@ func (c *Cleaner) clean(ctx context.Context, t resource.Target, obj []byte) erro
 	if obj, err = c.setTerminating(ctx, t, obj, "InstanceDeletionInProgress", "CustomResource deletion is in progress"); err != nil {
 		return err
 	}
-	for {
-		n, err := c.deleteBatch(ctx, gr)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			break
-		}
+	if err := c.deleteObjects(ctx, gr, obj); err != nil {
+		return err
 	}
 	body, err := sjson.SetBytes(obj, "metadata.finalizers", slices.DeleteFunc(finalizers(obj), func(f string) bool { return f == cleanupFinalizer }))
 	if err != nil {
@@ -119,6 +113,23 @@ func (c *Cleaner) clean(ctx context.Context, t resource.Target, obj []byte) erro
 		return nil // changed meanwhile: the next look sees it
 	}
 	return err
+}
+
+// deleteObjects deletes the objects of gr, the kind of definition obj,
+// in batches; none of a published definition's (see publish.go), whatever
+// put the finalizer on it: its kind is a definition file's, whose objects
+// a definition's delete never takes.
+func (c *Cleaner) deleteObjects(ctx context.Context, gr engine.GroupResource, obj []byte) error {
+	if file := annotatedFile(obj); file != "" {
+		c.logger.Info("a published CustomResourceDefinition is deleted: its objects are kept", "name", nameOf(obj), "file", file)
+		return nil
+	}
+	for {
+		n, err := c.deleteBatch(ctx, gr)
+		if err != nil || n == 0 {
+			return err
+		}
+	}
 }
 
 // deleteBatch deletes up to cleanupBatch stored objects of gr, as a

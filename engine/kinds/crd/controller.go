@@ -60,6 +60,14 @@ type Controller struct {
 	pending changes                // what changed since then
 	respec  changes                // the groups whose precedence changed since the last hand
 	blocked map[string]bool        // the definitions not handed (see servable)
+
+	terminating  terminating // the definitions being deleted, read by requests too
+	publishFiles bool        // see Options.PublishFiles
+	// published is what the process published of each kind its files
+	// serve, by definition name, as of the snapshot publishedFrom (see
+	// publish.go).
+	published     map[string]publication
+	publishedFrom *registry.Snapshot
 }
 
 // Options are what the server says of the definitions through the API.
@@ -67,6 +75,10 @@ type Options struct {
 	// DeletionProtection protects every definition as the protection
 	// annotation does (see Strategy.PrepareForDelete).
 	DeletionProtection bool
+	// PublishFiles publishes a CustomResourceDefinition for each kind a
+	// definition file serves (see publish.go): what a server does, not a
+	// command that reads the definitions with files of its own.
+	PublishFiles bool
 }
 
 // New returns a Controller that serves the definitions stored through
@@ -74,9 +86,10 @@ type Options struct {
 // that it refuses a definition the registry would refuse.
 func New(service *resource.Service, defs Definitions, logger *slog.Logger, opts Options) *Controller {
 	service.Register(GroupResource, Strategy{Snapshots: defs, Service: service, DeletionProtection: opts.DeletionProtection})
-	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now,
+	c := &Controller{service: service, defs: defs, logger: logger, Now: time.Now, publishFiles: opts.PublishFiles,
 		views: map[string]string{}, pending: newChanges(), respec: newChanges(), blocked: map[string]bool{}}
 	c.informer = informer.New(service, defs.Changed, handler{c}, logger, "CustomResourceDefinitions")
+	service.GuardCreates(c.terminating.guard)
 	return c
 }
 
@@ -103,13 +116,27 @@ func (h handler) Target() (resource.Target, bool) {
 // Listed takes a full list: every definition may have changed.
 func (h handler) Listed(objects map[string][]byte) {
 	h.c.objects = objects
+	h.c.terminating.reset(objects)
 	h.c.pending.all, h.c.respec.all = true, true
 }
 
-func (h handler) Put(obj []byte)                                   { h.c.remember(obj) }
-func (h handler) Remove(obj []byte)                                { h.c.forget(obj) }
-func (h handler) Settle()                                          { h.c.hand() }
-func (h handler) Reconcile(ctx context.Context, t resource.Target) { h.c.reconcile(ctx, t) }
+func (h handler) Put(obj []byte)    { h.c.remember(obj) }
+func (h handler) Remove(obj []byte) { h.c.forget(obj) }
+func (h handler) Settle()           { h.c.hand() }
+
+// Reconcile publishes the definitions of the kinds definition files serve
+// (see publish.go) when the Controller is a server's, then writes the
+// statuses.
+func (h handler) Reconcile(ctx context.Context, t resource.Target) {
+	if !h.c.publishFiles {
+		h.c.reconcile(ctx, t)
+		return
+	}
+	if err := h.c.publish(ctx, t, h.c.defs.Load()); err != nil && ctx.Err() == nil {
+		h.c.logger.Warn("CustomResourceDefinitions of definition files not published", "err", err)
+	}
+	h.c.reconcile(ctx, t)
+}
 
 // hand gives the servable definitions to the registry when they or a spec
 // changed since the last time: a status write (every one of ours comes
@@ -163,6 +190,7 @@ func (c *Controller) remember(obj []byte) {
 		return // an equal object keeps what was read of it
 	}
 	c.objects[name] = obj
+	c.terminating.note(obj)
 	var was *definition
 	if ok {
 		was = c.definitionNamed(name, old)
@@ -177,6 +205,7 @@ func (c *Controller) forget(obj []byte) {
 	if old, ok := c.objects[name]; ok && resourceVersion(old) <= resourceVersion(obj) {
 		c.noteChange(name, c.definitionNamed(name, old), nil)
 		delete(c.objects, name)
+		c.terminating.forget(name)
 		delete(c.blocked, name)
 		delete(c.views, name)
 		delete(c.parsed, name)

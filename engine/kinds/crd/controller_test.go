@@ -106,22 +106,40 @@ func TestFirstDefinitionWins(t *testing.T) {
 	conditions(t, b, "apes.toys.example.com", "NamesAccepted=True:NoConflicts", "Established=True:InitialNamesAccepted")
 }
 
-// Processes whose definition files differ disagree on a status: each
-// writes its view once, and none writes back what the other wrote.
+// Processes whose definition files differ disagree, and each writes what
+// it sees once, never back what the other wrote. b, without the file of
+// shop.example.com's widgets, does not serve them, keeps the definition a
+// published for them as a wrote it (spec, status) and refuses to change
+// its spec; a definition created through b under another plural, which
+// claims the file's kind, gets a status from each process (a names the
+// file, b the published definition) that neither writes back.
 func TestProcessesThatDisagree(t *testing.T) {
 	db := pgtest.Open(t)
 	a := startProcessWith(t, db, shipped)
 	b := startProcessWith(t, db, without(t, shipped, "shop.example.com/widget.yaml"))
-	// Created through b, which has no file to refuse it by.
-	clash := strings.Replace(string(crdJSON("shop.example.com", "widgets", "Thing")), `"name":"v1"`, `"name":"v7"`, 1)
-	b.must(http.StatusCreated, http.MethodPost, crds, clash)
-	answers(t, http.StatusOK, "/apis/shop.example.com/v7/namespaces/default/widgets", b)
-	a.must(http.StatusNotFound, http.MethodGet, "/apis/shop.example.com/v7/namespaces/default/widgets", "")
-	rv := func() string {
-		return gjson.GetBytes(a.must(http.StatusOK, http.MethodGet, crds+"/widgets.shop.example.com", ""), "metadata.resourceVersion").Str
+	const widgets = "widgets.shop.example.com"
+	conditions(t, a, widgets, "NamesAccepted=True:NoConflicts", "Established=True:InitialNamesAccepted", "DefinitionFile=True:ServedByDefinitionFile")
+	b.must(http.StatusNotFound, http.MethodGet, "/apis/shop.example.com/v1/namespaces/default/widgets", "")
+	out := b.must(http.StatusUnprocessableEntity, http.MethodPatch, crds+"/"+widgets, `{"spec":{"names":{"shortNames":["wx"]}}}`)
+	if msg := gjson.GetBytes(out, "message").Str; !strings.Contains(msg, "published from the definition file shop.example.com/widget.yaml") {
+		t.Fatalf("a change of the published spec through b: %s", msg)
 	}
-	// Each process writes what it sees once; then the definition stays
-	// as it is for half a second, which a tug of war never leaves it.
+	b.must(http.StatusCreated, http.MethodPost, crds, string(crdJSON("shop.example.com", "things", "Widget")))
+	settled(t, a, widgets, "things.shop.example.com")
+	conditions(t, a, widgets, "NamesAccepted=True:NoConflicts", "Established=True:InitialNamesAccepted", "DefinitionFile=True:ServedByDefinitionFile")
+}
+
+// settled waits until the definitions named stay as they are for half a
+// second, which a tug of war between processes never leaves them.
+func settled(t *testing.T, p *process, names ...string) {
+	t.Helper()
+	rv := func() string {
+		var rvs []string
+		for _, name := range names {
+			rvs = append(rvs, gjson.GetBytes(p.must(http.StatusOK, http.MethodGet, crds+"/"+name, ""), "metadata.resourceVersion").Str)
+		}
+		return strings.Join(rvs, ",")
+	}
 	deadline := time.Now().Add(3 * time.Second)
 	for before := rv(); ; {
 		time.Sleep(500 * time.Millisecond)
@@ -130,7 +148,7 @@ func TestProcessesThatDisagree(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the processes keep rewriting the status: resourceVersion %s, then %s", before, after)
+			t.Fatalf("the processes keep rewriting %v: resourceVersions %s, then %s", names, before, after)
 		}
 		before = after
 	}
@@ -177,9 +195,13 @@ func conditions(t *testing.T, p *process, name string, want ...string) {
 // versions, which declare one schema, share it.
 func TestDefinitionCompiledOnce(t *testing.T) {
 	a := startProcess(t, pgtest.Open(t))
+	// The description makes the schema one this test binary never
+	// compiled before, not even in an earlier run of -count: compiled
+	// schemas are cached by content, process-wide.
+	description := fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())
 	version := func(name string, storage bool) string {
 		return fmt.Sprintf(`{"name":%q,"served":true,"storage":%v,"schema":{"openAPIV3Schema":{"type":"object",
-"properties":{"spec":{"type":"object","description":%q,"properties":{"cron":{"type":"string"}}}}}}}`, name, storage, t.Name())
+"properties":{"spec":{"type":"object","description":%q,"properties":{"cron":{"type":"string"}}}}}}}`, name, storage, description)
 	}
 	def := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
 "metadata":{"name":"onces.compile.example.com"},"spec":{"group":"compile.example.com","scope":"Namespaced",

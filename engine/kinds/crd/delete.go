@@ -20,9 +20,20 @@ const ProtectionAnnotation = "dynapi.dev/deletion-protection"
 // PrepareForDelete marks a definition for deletion as kube-apiserver does:
 // the cleanup finalizer and the Terminating condition; the Cleaner deletes
 // its objects, then lets it go. A protected definition (its annotation, or
-// the server's setting) that still has objects is refused with a 409.
+// the server's setting) that still has objects is refused with a 409. One
+// for a kind a definition file serves is refused (see publish.go); one
+// published for a file that is gone is deleted at once, its objects kept.
 func (s Strategy) PrepareForDelete(w *resource.Write) (bool, error) {
 	if gjson.GetBytes(w.Object, "metadata.deletionTimestamp").Exists() {
+		return resource.CustomResource{}.PrepareForDelete(w)
+	}
+	if s.Snapshots != nil {
+		if err := refuseFileDelete(s.Snapshots.Load(), w.Name, w.Object); err != nil {
+			return false, err
+		}
+	}
+	if annotatedFile(w.Object) != "" {
+		// Published for a definition file that is gone: its objects stay.
 		return resource.CustomResource{}.PrepareForDelete(w)
 	}
 	if err := s.protect(w); err != nil {

@@ -28,7 +28,18 @@
 // customresourcecleanup.apiextensions.k8s.io finalizer, Terminating); the
 // Cleaner deletes its objects in batches, then lets it go, which stops
 // serving its kind (see cleanup.go, and delete.go for the protection
-// annotation). Removing a definition file keeps its objects.
+// annotation); meanwhile creates of its kind are refused (terminating.go).
+// Removing a definition file keeps its objects.
+//
+// A server's Controller also publishes a definition for each kind a
+// definition file serves, read-only through the API, so that every served
+// kind has one (see publish.go, readonly.go). Processes whose files differ
+// (a rolling deploy) must not contend over them, so each process follows
+// its own files only: it publishes a kind (create or overwrite, the last
+// writer wins) when its own snapshot of that kind changes (start, reload),
+// deletes one only when a reload removed its own file and the stored one
+// is still its publication (file and hash annotations), never deletes
+// their objects, and writes the status only of its own publications.
 //
 // Check is the rule a schema cannot express: a definition must be one the
 // registry accepts on its own (metadata.name is <plural>.<group>, names are

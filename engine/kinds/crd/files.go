@@ -31,8 +31,8 @@ func fileKind(snap *registry.Snapshot, obj []byte) (*registry.Resource, bool) {
 	}
 	spec := gjson.GetBytes(obj, "spec")
 	group, plural := spec.Get("group").Str, spec.Get("names.plural").Str
-	for _, r := range snap.Resources() {
-		if r.Group == group && r.Plural == plural && !registry.IsAPIFile(r.File) && !registry.IsBuiltinFile(r.File) {
+	for _, r := range fileKinds(snap) {
+		if r.Group == group && r.Plural == plural {
 			return r, true
 		}
 	}

@@ -9,9 +9,9 @@ package crd
 
 // servable returns the definitions to hand to the registry: those that
 // claim no name a definition created before them holds, and that do not
-// match a definition file (which serves them). Precedence is
-// decided again only in the groups whose definitions changed since the
-// last call (c.respec).
+// match a definition file (which serves them), nor were published for one.
+// Precedence is decided again only in the groups whose definitions changed
+// since the last call (c.respec).
 func (c *Controller) servable() map[string][]byte {
 	ch := c.respec
 	c.respec = newChanges()
@@ -34,8 +34,10 @@ func (c *Controller) servable() map[string][]byte {
 	defs := make(map[string][]byte, len(c.objects))
 	snap := c.defs.Load()
 	for name, obj := range c.objects {
-		// One that matches a definition file is served by the file.
-		if _, byFile := servedByFile(snap, obj); !c.blocked[name] && !byFile {
+		// One that matches a definition file is served by the file; one
+		// published for a file is never served through the API, not even
+		// once its file is gone (its kind is then unserved).
+		if _, byFile := servedByFile(snap, obj); !c.blocked[name] && !byFile && annotatedFile(obj) == "" {
 			defs[name] = obj
 		}
 	}

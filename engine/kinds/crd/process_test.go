@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,9 +49,11 @@ func without(t *testing.T, fsys fs.FS, file string) fs.FS {
 // and control plane (definition files, CustomResourceDefinition
 // controller, HTTP API), as `dynapi serve` wires them.
 type process struct {
-	t     *testing.T
-	url   string
-	store *postgres.Store
+	t       *testing.T
+	url     string
+	store   *postgres.Store
+	schemas string // the folder of its definition files, which it follows
+	stop    func() // ends it before the test does
 }
 
 // startProcess starts a process on the database at dbURL, serving the
@@ -70,22 +73,24 @@ func startProcessWith(t *testing.T, dbURL string, files fs.FS) *process {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(store.Close)
+	schemas := copyDefinitions(t, files)
 	cp, err := controlplane.Start(ctx, controlplane.Config{
 		Service: resource.New(store), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Files: &controlplane.Files{Schemas: copyDefinitions(t, files)},
+		Files: &controlplane.Files{Schemas: schemas},
 		HTTP:  httpapi.Options{Ready: store.Ping},
 	})
 	if err != nil {
 		t.Fatalf("start the control plane: %v", err)
 	}
 	srv := httptest.NewServer(cp.API)
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		srv.Close()
 		if err := cp.Close(); err != nil {
 			t.Errorf("close the control plane: %v", err)
 		}
 	})
-	return &process{t: t, url: srv.URL, store: store}
+	t.Cleanup(stop)
+	return &process{t: t, url: srv.URL, store: store, schemas: schemas, stop: stop}
 }
 
 // copyDefinitions copies the definition files in fsys to a folder of the

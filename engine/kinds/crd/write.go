@@ -23,9 +23,14 @@ const maxStatusAttempts = 5
 // changed on one machine first) disagree on a status. Each writes its view
 // only when the view changed, not whenever the stored status differs from
 // it: otherwise each write would make the other process write back, for ever.
+// The status of a published definition is written only by the processes
+// that published its spec (see ownsStatus).
 func (c *Controller) writeStatus(ctx context.Context, t resource.Target, snap *registry.Snapshot, problems []registry.Problem, name string) error {
 	obj := c.objects[name]
 	for attempt := 1; ; attempt++ {
+		if !c.ownsStatus(obj) {
+			return nil
+		}
 		st, changed := c.statusOf(obj, snap, problems)
 		view := st.view()
 		if !changed {
