@@ -90,6 +90,10 @@ func TestMatching(t *testing.T) {
 		{"objectSelector", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"objectSelector":{"matchExpressions":[{"key":"app","operator":"In","values":["w"]}]},`, create("os2", ""), true},
 		{"matchConditions false", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"matchConditions":[{"name":"blue","expression":"object.spec.color == 'blue'"}],`, create("mc1", `"color":"red"`), false},
 		{"matchConditions", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"matchConditions":[{"name":"blue","expression":"object.spec.color == 'blue' && request.operation == 'CREATE'"}],`, create("mc2", `"color":"blue"`), true},
+		// kube binds `authorizer` (the server's; here every request is
+		// allowed): unbound, the condition fails, and the request with it.
+		{"matchConditions with authorizer", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"matchConditions":[{"name":"may","expression":"authorizer.requestResource.check('create').allowed() && authorizer.group('').resource('secrets').namespace('ns').check('list').allowed()"}],`, create("mc3", ""), true},
+		{"matchConditions with authorizer false", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"matchConditions":[{"name":"may-not","expression":"!authorizer.requestResource.check('create').allowed()"}],`, create("mc4", ""), false},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
