@@ -149,3 +149,59 @@ func TestLoopbackKubeconfig(t *testing.T) {
 		t.Errorf("a kubeconfig without credentials written beside --token-auth-file")
 	}
 }
+
+// TestBootstrapAtOnce: two processes started together on an empty data
+// directory and database agree on one CA and one service-account signing
+// key: each serves a certificate of the CA in --data-dir/pki, accepts the
+// admin certificate there, and publishes the same keys.
+func TestBootstrapAtOnce(t *testing.T) {
+	url, _ := startPostgres(t)
+	dataDir := t.TempDir()
+	cfg := Config{DatabaseURL: url, DataDir: dataDir, Listen: "0.0.0.0:0", Bootstrap: true,
+		Schemas: "../../schemas", Conversions: "../../conversions", Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow}}
+	mains := []*Main{{Config: cfg, Logger: discardLogger()}, {Config: cfg, Logger: discardLogger()}}
+	type run struct {
+		m   *Main
+		err error
+	}
+	runs := make(chan run, len(mains))
+	for _, m := range mains {
+		go func() { runs <- run{m, m.Run(context.Background())} }()
+	}
+	for range mains {
+		r := <-runs
+		if r.err != nil {
+			t.Errorf("Run: %v", r.err)
+			continue
+		}
+		t.Cleanup(func() { _ = r.m.Close() })
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	pkiDir := filepath.Join(dataDir, "pki")
+	caPEM, err := os.ReadFile(filepath.Join(pkiDir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := tls.LoadX509KeyPair(filepath.Join(pkiDir, "admin.crt"), filepath.Join(pkiDir, "admin.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{admin}}}}
+	var keys []string
+	for _, m := range mains {
+		_, port, _ := net.SplitHostPort(m.Addr())
+		code, jwks := call(t, client, "GET", "https://127.0.0.1:"+port+"/openid/v1/jwks", "")
+		if code != http.StatusOK {
+			t.Fatalf("server at %s, as the admin: %d %s", port, code, jwks)
+		}
+		keys = append(keys, jwks)
+	}
+	if keys[0] != keys[1] {
+		t.Errorf("the processes sign service-account tokens with different keys:\n%s\n%s", keys[0], keys[1])
+	}
+}

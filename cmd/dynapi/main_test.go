@@ -99,8 +99,8 @@ func TestReadyzFollowsTheDatabase(t *testing.T) {
 	if err := pg.Stop(); err != nil {
 		t.Fatalf("stop PostgreSQL: %v", err)
 	}
-	if code, _ := httpGet(t, base+"/readyz"); code != http.StatusServiceUnavailable {
-		t.Fatalf("/readyz with the database down = %d, want 503", code)
+	if code, _ := httpGet(t, base+"/readyz"); code != http.StatusInternalServerError {
+		t.Fatalf("/readyz with the database down = %d, want 500 as kube-apiserver's", code)
 	}
 	if code, _ := httpGet(t, base+"/livez"); code != http.StatusOK {
 		t.Fatalf("/livez with the database down = %d, want 200", code)

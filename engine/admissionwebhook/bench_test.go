@@ -44,7 +44,7 @@ func BenchmarkWebhookCreate(b *testing.B) {
 func benchAdmission(b *testing.B, kit servicetest.Kit, kind string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
-	index := admissionwebhook.NewIndex(kit.Service, kit, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	index := admissionwebhook.NewIndex(kit.Service, kit, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	client := webhook.New(webhook.Options{})
 	mutating, validating := index.Mutating(client), index.Validating(client)
 	kit.Service.SetAdmission(&admission.Chain{Mutators: []admission.Mutator{mutating}, Validators: []admission.Validator{validating}})

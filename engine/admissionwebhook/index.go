@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
 	"github.com/dynapi/dynapi/engine/informer"
 	"github.com/dynapi/dynapi/engine/resource"
 )
@@ -17,6 +19,7 @@ import (
 type Index struct {
 	set    *informer.Set
 	logger *slog.Logger
+	authz  authorizer.UnconditionalAuthorizer
 	snap   atomic.Pointer[snapshot]
 }
 
@@ -35,9 +38,11 @@ var kinds = [2]struct {
 	{informer.Resource{Group: Group, Version: "v1", Resource: "validatingwebhookconfigurations"}, false},
 }
 
-// NewIndex returns an Index with no webhooks; Run fills it.
-func NewIndex(service *resource.Service, snapshots informer.Snapshots, logger *slog.Logger) *Index {
-	x := &Index{logger: logger}
+// NewIndex returns an Index with no webhooks; Run fills it. authz
+// answers the `authorizer` of the webhooks' matchConditions, as the
+// authorizer kube gives its webhook plug-ins.
+func NewIndex(service *resource.Service, snapshots informer.Snapshots, logger *slog.Logger, authz authorizer.UnconditionalAuthorizer) *Index {
+	x := &Index{logger: logger, authz: authz}
 	x.snap.Store(&snapshot{})
 	x.set = informer.NewSet(service, snapshots, logger, []informer.Resource{kinds[0].resource, kinds[1].resource}, x.compile)
 	return x

@@ -55,6 +55,12 @@ func (s *server) auditLog() string {
 // service references of services (namespace/name: address).
 func start(t *testing.T, kit servicetest.Kit, services map[string]string) *server {
 	t.Helper()
+	return startWith(t, kit, services, nil)
+}
+
+// startWith is start with RBAC authorization (nil: every request allowed).
+func startWith(t *testing.T, kit servicetest.Kit, services map[string]string, rbac *controlplane.RBAC) *server {
+	t.Helper()
 	var m strings.Builder
 	for svc, addr := range services {
 		m.WriteString(svc + ": " + addr + "\n")
@@ -74,6 +80,7 @@ func start(t *testing.T, kit servicetest.Kit, services map[string]string) *serve
 		HTTP:     httpapi.Options{Auditor: audit.NewLog(policy, lockedBuffer{s.mu, s.audit})},
 		Webhooks: webhook.New(webhook.Options{Resolver: resolver}),
 		Serving:  &controlplane.Serving{Listen: "127.0.0.1:0"},
+		RBAC:     rbac,
 	})
 	if err != nil {
 		t.Fatalf("Start: %v", err)

@@ -8,6 +8,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/admission"
@@ -19,6 +20,7 @@ import (
 // for (matchPolicy Equivalent).
 type request struct {
 	attr      *admission.Attributes
+	authz     authorizer.UnconditionalAuthorizer // the matchConditions' authorizer
 	nsLabels  map[string]string
 	nsErr     error
 	nsRead    bool
@@ -108,7 +110,7 @@ func (r *request) shouldCall(ctx context.Context, h *hook) (*invocation, error) 
 		return nil, internal(err)
 	}
 	kind := schema.GroupVersionKind{Group: va.Kind.Group, Version: va.Kind.Version, Kind: va.Kind.Kind}
-	matches, err := h.conditions.Match(ctx, k, kind)
+	matches, err := h.conditions.Match(ctx, k, kind, r.authz)
 	if err != nil {
 		return nil, engine.Errorf(engine.CodeForbidden, "%s %q is forbidden: %v", r.attr.Resource, r.attr.Name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/testkit/servicetest"
 	"github.com/dynapi/dynapi/internal/wait"
 )
@@ -90,6 +91,10 @@ func TestMatching(t *testing.T) {
 		{"objectSelector", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"objectSelector":{"matchExpressions":[{"key":"app","operator":"In","values":["w"]}]},`, create("os2", ""), true},
 		{"matchConditions false", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"matchConditions":[{"name":"blue","expression":"object.spec.color == 'blue'"}],`, create("mc1", `"color":"red"`), false},
 		{"matchConditions", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"matchConditions":[{"name":"blue","expression":"object.spec.color == 'blue' && request.operation == 'CREATE'"}],`, create("mc2", `"color":"blue"`), true},
+		// kube binds `authorizer` (the server's; here every request is
+		// allowed): unbound, the condition fails, and the request with it.
+		{"matchConditions with authorizer", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"matchConditions":[{"name":"may","expression":"authorizer.requestResource.check('create').allowed() && authorizer.group('').resource('secrets').namespace('ns').check('list').allowed()"}],`, create("mc3", ""), true},
+		{"matchConditions with authorizer false", rules(all, `"*"`, `"*"`, `"widgets"`, "") + `"matchConditions":[{"name":"may-not","expression":"!authorizer.requestResource.check('create').allowed()"}],`, create("mc4", ""), false},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,5 +115,56 @@ func TestMatching(t *testing.T) {
 		if req.Name == "v2" && (req.Kind.Version != "v1beta1" || gjson.GetBytes(req.Object.Raw, "apiVersion").String() != "shop.example.com/v1beta1" || req.RequestKind.Version != "v1") {
 			t.Errorf("Equivalent request: kind %v, requestKind %v, object %s", req.Kind, req.RequestKind, req.Object.Raw)
 		}
+	}
+}
+
+// anonymousWriter lets requests without credentials write what
+// TestMatchConditionsAuthorizer writes, and nothing of Secrets.
+const anonymousWriter = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: writer}
+rules:
+- apiGroups: ["", shop.example.com, admissionregistration.k8s.io]
+  resources: [configmaps, widgets, validatingwebhookconfigurations]
+  verbs: ["*"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: writer}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: writer}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: Group, name: "system:unauthenticated"}
+`
+
+// TestMatchConditionsAuthorizer: a matchCondition's authorizer answers
+// as RBAC does for the requesting user: a webhook whose condition asks
+// for what the user may do is called, one that asks for what it may not
+// is not.
+func TestMatchConditionsAuthorizer(t *testing.T) {
+	kit := servicetest.Open(t, "ns")
+	h := serveHook(t, denyAll)
+	s := startWith(t, kit, nil, &controlplane.RBAC{Policy: []byte(anonymousWriter)})
+	tests := []struct {
+		name, expression string
+		refused          bool
+	}{
+		{"allowed", "authorizer.requestResource.check('create').allowed()", true},
+		{"denied", "authorizer.group('').resource('secrets').namespace('ns').check('list').allowed()", false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := fmt.Sprintf("authz%d", i)
+			fields := rules(`"CREATE"`, `"*"`, `"*"`, `"widgets"`, "") + fmt.Sprintf(`"matchConditions":[{"name":"may","expression":%q}],`, tt.expression)
+			s.must(t, http.StatusCreated, "POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", withProbe(h, h, name, fields))
+			s.inForce(t, true)
+			code, out, _ := s.call(t, "POST", widgets, widget(name, ""))
+			refused := strings.Contains(out, `admission webhook \"`+name+`.example.com\" denied the request`)
+			if refused != tt.refused || !refused && code != http.StatusCreated {
+				t.Errorf("create = %d %s; want refused %v", code, out, tt.refused)
+			}
+			s.must(t, http.StatusOK, "DELETE", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/"+name, "")
+			s.inForce(t, false)
+		})
 	}
 }

@@ -70,7 +70,7 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes, out *admi
 		rc.changed() // a later plug-in changed the object: every reinvocable webhook runs again
 	}
 	defer func() { rc.last = a.Object }()
-	r := &request{attr: a}
+	r := &request{attr: a, authz: m.index.authz}
 	round := 0
 	if a.Reinvocation().IsReinvoke() {
 		round = 1

@@ -35,7 +35,7 @@ func (v *Validating) Validate(ctx context.Context, a *admission.Attributes, out 
 	if exempt(a.Kind.Group, a.Kind.Kind) {
 		return nil
 	}
-	r := &request{attr: a}
+	r := &request{attr: a, authz: v.index.authz}
 	var invs []*invocation
 	for _, h := range v.index.snap.Load().validating {
 		inv, err := r.shouldCall(ctx, h)

@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine/admission"
+	"github.com/dynapi/dynapi/engine/admissionpolicy"
 	"github.com/dynapi/dynapi/engine/admissionwebhook"
+	"github.com/dynapi/dynapi/engine/authz"
 )
 
 // admissionSyncTimeout bounds the first listing of the webhook
@@ -17,10 +19,11 @@ const admissionSyncTimeout = 30 * time.Second
 // MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
 // ValidatingAdmissionWebhook), and gives it to the service before
 // anything writes through it. A plug-in with nothing configured costs a
-// write one atomic load. It returns the index of the webhook
-// configurations, for startAdmission to fill.
-func (c *ControlPlane) newAdmission(cfg Config, p *policies) *admissionwebhook.Index {
-	webhooks := admissionwebhook.NewIndex(cfg.Service, c.snapshots, cfg.Logger)
+// write one atomic load. a answers the `authorizer` of the webhooks'
+// matchConditions, as it does the policies'. It returns the index of the
+// webhook configurations, for startAdmission to fill.
+func (c *ControlPlane) newAdmission(cfg Config, p *policies, a authz.Authorizer) *admissionwebhook.Index {
+	webhooks := admissionwebhook.NewIndex(cfg.Service, c.snapshots, cfg.Logger, admissionpolicy.NewAuthorizer(a))
 	chain := &admission.Chain{
 		Mutators:   []admission.Mutator{p.plugins.Mutating(), webhooks.Mutating(c.webhooks)},
 		Validators: []admission.Validator{p.plugins.Validating(), webhooks.Validating(c.webhooks)},

@@ -141,8 +141,10 @@ func (c *ControlPlane) start(ctx context.Context, cfg Config) error {
 	kinds := Register(cfg.Service)
 	contents := namespace.NewContents(cfg.Service, namespaceContents(cfg.RootCA)...)
 	authz := c.newRBAC(cfg) // before anything writes through the service
-	policies := c.newPolicies(cfg, authorizerOf(cfg, authz), kinds.PolicyStatus.Poke)
-	webhooks := c.newAdmission(cfg, policies)
+	// CEL's `authorizer`, in policies and in webhooks' matchConditions.
+	celAuthz := authorizerOf(cfg, authz)
+	policies := c.newPolicies(cfg, celAuthz, kinds.PolicyStatus.Poke)
+	webhooks := c.newAdmission(cfg, policies, celAuthz)
 	var collector *gc.Collector
 	if cfg.Collect != nil {
 		collector = gc.New(cfg.Service, cfg.Collect, c.snapshots) // sees every delete through the service

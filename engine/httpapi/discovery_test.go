@@ -71,7 +71,9 @@ func TestVersionsShareObjects(t *testing.T) {
 // TestHealth: the health endpoints list their named checks as
 // kube-apiserver does (ping, the database, the definitions loaded, each
 // background controller started), /livez leaves the database out, each
-// check answers alone at /readyz/<name>, and ?exclude leaves one out.
+// check answers alone at /readyz/<name>, ?exclude leaves one out (and
+// warns of a name no check has), and a failed check is a 500 with kube's
+// body (healthz.handleRootHealth).
 func TestHealth(t *testing.T) {
 	s := newTestServer(t)
 	const controllers = "[+]definitions ok\n[+]poststarthook/field-indexes ok\n[+]poststarthook/namespace-controller ok\n[+]poststarthook/namespace-contents ok\n[+]poststarthook/storage-version-migrator ok\n[+]poststarthook/validatingadmissionpolicy-status ok\n[+]poststarthook/garbage-collector ok\n"
@@ -87,6 +89,7 @@ func TestHealth(t *testing.T) {
 		{"/healthz?verbose=1", 200, "[+]ping ok\n[+]database ok\n" + controllers + "healthz check passed\n"},
 		{"/livez?verbose", 200, "[+]ping ok\n[+]poststarthook/field-indexes ok\n[+]poststarthook/namespace-controller ok\n[+]poststarthook/namespace-contents ok\n[+]poststarthook/storage-version-migrator ok\n[+]poststarthook/validatingadmissionpolicy-status ok\n[+]poststarthook/garbage-collector ok\nlivez check passed\n"},
 		{"/readyz?verbose&exclude=database", 200, "[+]ping ok\n[+]database excluded: ok\n" + controllers + "readyz check passed\n"},
+		{"/healthz?verbose&exclude=nope&exclude=etcd&exclude=ping", 200, "[+]ping excluded: ok\n[+]database ok\n" + controllers + "warn: some health checks cannot be excluded: no matches for \"etcd\",\"nope\"\nhealthz check passed\n"},
 		{"/readyz/ping", 200, "ok"},
 		{"/readyz/database", 200, "ok"},
 		{"/readyz/poststarthook/namespace-controller", 200, "ok"},
@@ -101,7 +104,7 @@ func TestHealth(t *testing.T) {
 	}
 	s.store.Close()
 	r := s.do(http.MethodGet, "/readyz", "", "")
-	if r.code != http.StatusServiceUnavailable || r.String() != "[+]ping ok\n[-]database failed: reason withheld\n"+controllers+"readyz check failed\n" {
+	if r.code != http.StatusInternalServerError || r.String() != "[+]ping ok\n[-]database failed: reason withheld\n"+controllers+"readyz check failed\n" {
 		t.Fatalf("/readyz with the database closed: %d %q", r.code, r)
 	}
 	if r := s.do(http.MethodGet, "/readyz/database", "", ""); r.code != http.StatusInternalServerError || r.String() != "internal server error: the database does not answer\n" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,41 +63,62 @@ func (s *Server) databaseCheck(ctx context.Context) error {
 }
 
 // handleHealth serves a health endpoint (healthz, livez, readyz) as
-// kube-apiserver does: "ok" while every check passes, or with ?verbose one
-// line per check ("[+]ping ok") and a verdict; a failing check makes it
-// 503 with every line, the reason withheld (it is logged). ?exclude=name
-// leaves a check out ("[+]name excluded: ok").
+// kube-apiserver's healthz.handleRootHealth does: "ok" while every check
+// passes, or with ?verbose one line per check ("[+]ping ok") and a
+// verdict; a failing check makes it 500 with every line, the reason
+// withheld (it is logged). ?exclude=name leaves a check out ("[+]name
+// excluded: ok"), and a name no check has is warned of.
 func (s *Server) handleHealth(endpoint string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		query := requestInfoFrom(r).Query
-		var out strings.Builder
-		failed := false
-		for _, c := range s.healthChecks(endpoint) {
-			if slices.Contains(query["exclude"], c.Name) {
-				fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.Name)
-			} else if err := c.Check(ctx); err != nil {
-				s.logger.Warn(endpoint+" check failed", "check", c.Name, "err", err)
-				fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.Name)
-				failed = true
-			} else {
-				fmt.Fprintf(&out, "[+]%s ok\n", c.Name)
-			}
-		}
+		lines, failed := s.runHealthChecks(ctx, endpoint, query["exclude"])
 		setPlainText(w)
 		switch {
 		case failed:
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintf(&out, "%s check failed\n", endpoint)
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, "%s%s check failed\n", lines, endpoint)
 		case query.Has("verbose"):
-			fmt.Fprintf(&out, "%s check passed\n", endpoint)
+			fmt.Fprintf(w, "%s%s check passed\n", lines, endpoint)
 		default:
-			out.Reset()
-			out.WriteString("ok")
+			fmt.Fprint(w, "ok")
 		}
-		_, _ = w.Write([]byte(out.String()))
 	}
+}
+
+// runHealthChecks runs the checks of endpoint but those excluded, and
+// returns their lines in kube's words and whether one failed.
+func (s *Server) runHealthChecks(ctx context.Context, endpoint string, excluded []string) (string, bool) {
+	var out strings.Builder
+	failed := false
+	unknown := slices.Clone(excluded)
+	for _, c := range s.healthChecks(endpoint) {
+		if slices.Contains(excluded, c.Name) {
+			unknown = slices.DeleteFunc(unknown, func(name string) bool { return name == c.Name })
+			fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.Name)
+		} else if err := c.Check(ctx); err != nil {
+			s.logger.Warn(endpoint+" check failed", "check", c.Name, "err", err)
+			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.Name)
+			failed = true
+		} else {
+			fmt.Fprintf(&out, "[+]%s ok\n", c.Name)
+		}
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %s\n", quoted(unknown))
+	}
+	return out.String(), failed
+}
+
+// quoted is kube's formatQuoted: the names sorted once (kube lists a
+// set), each quoted, joined by commas.
+func quoted(names []string) string {
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
+	for i, name := range names {
+		names[i] = strconv.Quote(name)
+	}
+	return strings.Join(names, ",")
 }
 
 // handleHealthCheck serves one check of endpoint alone (/readyz/ping), as

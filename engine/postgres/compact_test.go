@@ -46,13 +46,21 @@ func queryInt(t testing.TB, databaseURL, sql string) int64 {
 
 func TestCompact(t *testing.T) {
 	url := pgtest.Open(t)
-	s := openStoreWith(t, url, postgres.Options{Retention: time.Minute})
-	other := openStoreWith(t, url, postgres.Options{Retention: time.Minute})
+	// Only the test's calls compact: a store's own compaction (every 10 s
+	// by default, which a loaded machine reaches before the calls below)
+	// would hold the lock while both calls skip, and the checks would
+	// read its work half done, with the horizon it raised at a lower W.
+	opts := postgres.Options{Retention: time.Hour, CompactInterval: 24 * time.Hour}
+	s := openStoreWith(t, url, opts)
+	other := openStoreWith(t, url, opts)
 	createNamespace(t, s, "default")
-	// 2,500 old events (more than one batch), then a recent one.
+	// 2,500 old events (more than one batch), then a recent one. Each old
+	// event a millisecond younger than the one before: with one timestamp
+	// for all, the newest by creation time would be any of them, as the
+	// plan of horizonSQL happens to order ties.
 	execSQL(t, url, `SELECT setval('resource_version', 2500)`,
 		`INSERT INTO events (resource_version, type, created_at)
-		 SELECT g, 'GAP', now() - interval '1 hour' FROM generate_series(2, 2500) g`)
+		 SELECT g, 'GAP', now() - interval '1 day' + g * interval '1 millisecond' FROM generate_series(2, 2500) g`)
 	recent := mustCreate(t, s, newObject(pipes, "default", "p", nil)).ResourceVersion
 	waitWatermark(t, s, recent)
 	waitWatermark(t, other, recent)

@@ -8,10 +8,13 @@ import (
 	"github.com/dynapi/dynapi/engine"
 )
 
-// deleteSQL removes an object and logs the DELETED event: body is the last
-// state at the delete's resourceVersion (what watchers receive), prev_body
-// the last state as it was stored. As in updateSQL, cur reads the snapshot
-// so that a missing row or a failed precondition consumes no resourceVersion.
+// deleteSQL removes an object and logs the DELETED event with the last
+// state stored once, as prev_body (and prev_remainder): the event's object
+// is that state at the delete's resourceVersion, which logRow.event
+// derives, so body and remainder stay NULL rather than hold a second copy
+// that differs only in metadata.resourceVersion. As in updateSQL, cur
+// reads the snapshot so that a missing row or a failed precondition
+// consumes no resourceVersion.
 //
 // $1 resource, $2 namespace, $3 name, $4 expected resourceVersion (0: any).
 const deleteSQL = `
@@ -30,7 +33,7 @@ WITH cur AS (
 ), event AS (
 	INSERT INTO events (resource_version, resource, namespace, name, type, body,
 		prev_body, prev_resource_version, stored_version, prev_stored_version, remainder, prev_remainder)
-	SELECT rv, $1, $2, $3, 'DELETED', body, prev_body, prev_rv, stored_version, stored_version, remainder, remainder
+	SELECT rv, $1, $2, $3, 'DELETED', NULL, prev_body, prev_rv, stored_version, stored_version, NULL, remainder
 	FROM deleted
 )
 SELECT cur.resource_version, deleted.rv, coalesce(deleted.stored_version, ''), deleted.body, deleted.remainder

@@ -1,6 +1,11 @@
 package postgres
 
-import "github.com/dynapi/dynapi/engine"
+import (
+	"strconv"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/tidwall/sjson"
+)
 
 // gapType is the type of a log row that fills a resourceVersion no write
 // will ever commit.
@@ -31,10 +36,28 @@ func (r *logRow) event() engine.Event {
 	ev := engine.Event{Type: engine.EventType(r.typ), PrevStoredVersion: r.prevStored, Object: engine.Object{
 		Key:           engine.ObjectKey{Resource: parseResource(r.resource), Namespace: r.namespace, Name: r.name},
 		StoredVersion: r.stored, ResourceVersion: r.rv, Body: fromJSONB(r.body), Remainder: remainderFromJSONB(r.remainder)}}
-	if r.prev != nil {
-		ev.Prev, ev.PrevRemainder = fromJSONB(r.prev), remainderFromJSONB(r.prevRemainder)
+	if r.prev == nil {
+		return ev
+	}
+	ev.Prev, ev.PrevRemainder = fromJSONB(r.prev), remainderFromJSONB(r.prevRemainder)
+	if ev.Type == engine.EventDeleted && r.body == nil {
+		ev.Object.Body, ev.Object.Remainder = deletedBody(ev.Prev, r.rv), ev.PrevRemainder
 	}
 	return ev
+}
+
+// deletedBody is the object of a DELETED event, which deleteSQL stores
+// once, as prev_body: the last state at the delete's resourceVersion rv,
+// as kube-apiserver's watch sends it. The stored resourceVersion is in
+// plaintext even in a sealed body, so this needs no decryption. A body
+// sjson cannot set is not one the database stored: the last state then
+// stands as it is.
+func deletedBody(prev []byte, rv int64) []byte {
+	body, err := sjson.SetBytes(prev, "metadata.resourceVersion", strconv.FormatInt(rv, 10))
+	if err != nil {
+		return prev
+	}
+	return body
 }
 
 // nullLogRow scans logColumns from the NULL side of an outer join.

@@ -53,12 +53,20 @@ func filesIn(dir string) Files {
 
 // Ensure makes the folder dir (0700) hold a CA, a serving certificate
 // valid for every one of hosts (names or IP addresses), and an admin
-// client certificate, reusing those there, and returns their paths.
-// Errors: a file that cannot be read, parsed or written.
+// client certificate, reusing those there, and returns their paths. One
+// call at a time works in dir, whatever process makes it: processes that
+// start together agree on one CA (see lock).
+// Errors: a file that cannot be read, parsed or written; the lock held
+// too long.
 func Ensure(dir string, hosts []string, now time.Time) (Files, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Files{}, err
 	}
+	unlock, err := lock(dir)
+	if err != nil {
+		return Files{}, err
+	}
+	defer unlock()
 	f := filesIn(dir)
 	ca, err := ensureCA(f.CA, filepath.Join(dir, "ca.key"), now)
 	if err != nil {

@@ -3,6 +3,7 @@ package pki
 import (
 	"bytes"
 	"crypto/x509"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -67,6 +68,50 @@ func TestEnsure(t *testing.T) {
 			t.Fatal("a new CA made beside another's key")
 		}
 	})
+}
+
+// TestEnsureAtOnce: processes that start together on an empty folder
+// agree on one CA: every call succeeds, and what the folder holds at the
+// end is one CA with its own key and leaves it signed. Several rounds,
+// each on a new folder, since one round may happen not to interleave.
+func TestEnsureAtOnce(t *testing.T) {
+	now := time.Now()
+	for round := range 10 {
+		dir := fmt.Sprintf("%s/pki%d", t.TempDir(), round)
+		ensureAtOnce(t, dir, 8, now)
+		f := filesIn(dir)
+		ca, err := ensureCA(f.CA, dir+"/ca.key", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ca.key.PublicKey.Equal(ca.cert.PublicKey) {
+			t.Fatalf("round %d: ca.key is not the key of ca.crt", round)
+		}
+		files := read(t, f)
+		verify(t, files[f.CA], files[f.ServingCert], "localhost", x509.ExtKeyUsageServerAuth, now)
+		verify(t, files[f.CA], files[f.AdminCert], "", x509.ExtKeyUsageClientAuth, now)
+	}
+}
+
+// ensureAtOnce runs calls Ensures of dir released at the same instant,
+// and fails the test if one fails.
+func ensureAtOnce(t *testing.T, dir string, calls int, now time.Time) {
+	t.Helper()
+	ready := make(chan struct{})
+	errs := make(chan error, calls)
+	for range calls {
+		go func() {
+			<-ready
+			_, err := Ensure(dir, []string{"127.0.0.1", "localhost"}, now)
+			errs <- err
+		}()
+	}
+	close(ready)
+	for range calls {
+		if err := <-errs; err != nil {
+			t.Fatalf("Ensure: %v", err)
+		}
+	}
 }
 
 func read(t *testing.T, f Files) map[string][]byte {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 )
@@ -44,12 +45,14 @@ func CompileConditions(conds []admissionregistrationv1.MatchCondition, failurePo
 }
 
 // Match evaluates the conditions over attr, whose object is in kind's
-// version. matches is false when a condition is false (or failed under
+// version, with authz answering their `authorizer` (as kube's webhook
+// plug-in passes its authorizer; nil: a condition that uses it fails).
+// matches is false when a condition is false (or failed under
 // failurePolicy Ignore); err is set when one failed under Fail.
-func (c *Conditions) Match(ctx context.Context, attr admission.Attributes, kind schema.GroupVersionKind) (matches bool, err error) {
+func (c *Conditions) Match(ctx context.Context, attr admission.Attributes, kind schema.GroupVersionKind, authz authorizer.UnconditionalAuthorizer) (matches bool, err error) {
 	va := &admission.VersionedAttributes{Attributes: attr, VersionedKind: kind,
 		VersionedObject: admission.NewLazyObject(attr.GetObject()), VersionedOldObject: admission.NewLazyObject(attr.GetOldObject())}
-	r := c.matcher.Match(ctx, va, nil, nil)
+	r := c.matcher.Match(ctx, va, nil, authz)
 	return r.Matches, r.Error
 }
 
