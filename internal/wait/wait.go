@@ -53,3 +53,32 @@ func (n Nudge) Pause(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 }
+
+// Backoff is how long a background loop pauses after a pass: its interval
+// after a pass that worked; after one that failed, First, doubled at each
+// failure in a row and never past the interval. kube's controllers requeue
+// a failed item the same way (an exponential rate limiter), so that a
+// passing failure (a conflict, a restarting database) is retried in
+// moments rather than at the next full look. The zero Backoff starts at
+// 100 ms.
+type Backoff struct {
+	First time.Duration
+	next  time.Duration
+}
+
+// After returns the pause that follows a pass that ended with err.
+func (b *Backoff) After(err error, interval time.Duration) time.Duration {
+	if err == nil {
+		b.next = 0
+		return interval
+	}
+	if b.next == 0 {
+		b.next = b.First
+		if b.next <= 0 {
+			b.next = 100 * time.Millisecond
+		}
+	}
+	pause := min(b.next, interval)
+	b.next = min(2*b.next, interval)
+	return pause
+}

@@ -106,3 +106,31 @@ func TestEventually(t *testing.T) {
 		t.Fatalf("Eventually said %q, want %q", tb.fatal, want)
 	}
 }
+
+// TestBackoff: failures in a row pause from First, doubling up to the
+// interval; a pass that works pauses the interval and starts over.
+func TestBackoff(t *testing.T) {
+	failed := fmt.Errorf("conflict")
+	steps := []struct {
+		err  error
+		want time.Duration
+	}{
+		{failed, 100 * time.Millisecond},
+		{failed, 200 * time.Millisecond},
+		{failed, 400 * time.Millisecond},
+		{failed, 500 * time.Millisecond},
+		{failed, 500 * time.Millisecond},
+		{nil, 500 * time.Millisecond},
+		{failed, 100 * time.Millisecond},
+	}
+	var b Backoff
+	for i, s := range steps {
+		if got := b.After(s.err, 500*time.Millisecond); got != s.want {
+			t.Fatalf("step %d (err %v): pause %s, want %s", i, s.err, got, s.want)
+		}
+	}
+	first := Backoff{First: time.Second}
+	if got := first.After(failed, 10*time.Millisecond); got != 10*time.Millisecond {
+		t.Fatalf("a First past the interval: pause %s, want the interval", got)
+	}
+}

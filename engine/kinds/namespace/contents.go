@@ -71,11 +71,13 @@ func NewContents(service *resource.Service, contents ...Content) *Contents {
 // namespaces created and objects changed through another process, and
 // objects changed through this one), until ctx ends.
 func (c *Contents) Run(ctx context.Context, snapshots Snapshots, interval time.Duration, logger *slog.Logger) {
+	var backoff wait.Backoff
 	for {
-		if err := c.look(ctx, snapshots.Load()); err != nil && ctx.Err() == nil {
+		err := c.look(ctx, snapshots.Load())
+		if err != nil && ctx.Err() == nil {
 			logger.Warn("keeping namespace contents", "err", err)
 		}
-		if !c.poked.Pause(ctx, interval) {
+		if !c.poked.Pause(ctx, backoff.After(err, interval)) {
 			return
 		}
 	}

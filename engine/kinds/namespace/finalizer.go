@@ -50,14 +50,17 @@ const manager = "namespace-controller"
 // them. It looks when a delete through its Service marks
 // one or lets an object with finalizers go, and every interval besides:
 // for namespaces marked through another process or before a restart.
+// A look that failed is tried again sooner (wait.Backoff).
 // One process at a time works on a namespace (a Store lock); the others
 // leave it for their next look.
 func (s *Finalizer) Run(ctx context.Context, snapshots Snapshots, interval time.Duration, logger *slog.Logger) {
+	var backoff wait.Backoff
 	for {
-		if err := s.finalizeNamespaces(ctx, snapshots.Load()); err != nil && ctx.Err() == nil {
+		err := s.finalizeNamespaces(ctx, snapshots.Load())
+		if err != nil && ctx.Err() == nil {
 			logger.Warn("deleting namespaces", "err", err)
 		}
-		if !s.poked.Pause(ctx, interval) {
+		if !s.poked.Pause(ctx, backoff.After(err, interval)) {
 			return
 		}
 	}
