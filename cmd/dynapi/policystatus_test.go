@@ -121,6 +121,9 @@ func TestValidatingAdmissionPolicyStatusOperations(t *testing.T) {
 	}
 
 	mustDo(t, http.StatusCreated, http.MethodPost, base+vapPath, checkedPolicy("ops", "", "v1", "configmaps", `[{"expression":"true"}]`))
+	// The status controller's first write comes after the create: wait for
+	// it, so that the PUT below does not race it (a 409 otherwise).
+	typeChecked(t, base, "ops")
 	status := base + vapPath + "/ops/status"
 	if got := mustDo(t, http.StatusOK, http.MethodGet, status, ""); gjson.Get(got, "kind").Str != "ValidatingAdmissionPolicy" {
 		t.Errorf("GET /status: %s", got)
