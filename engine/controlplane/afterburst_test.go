@@ -5,15 +5,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/internal/wait"
 )
 
-// A burst of changes returns the memory once, after it; a stopped
-// releaser returns nothing.
-func TestReleaserOncePerBurst(t *testing.T) {
+// A burst of changes runs the work once, after it; a stopped afterBurst
+// runs nothing.
+func TestAfterBurstOncePerBurst(t *testing.T) {
 	t.Parallel()
 	var released atomic.Int32
-	r := &releaser{settle: 200 * time.Millisecond, release: func() { released.Add(1) }}
+	r := &afterBurst{settle: 200 * time.Millisecond, run: func() { released.Add(1) }}
 	for range 50 {
 		r.changed()
 	}
@@ -29,5 +30,26 @@ func TestReleaserOncePerBurst(t *testing.T) {
 	time.Sleep(3 * r.settle)
 	if n := released.Load(); n != 1 {
 		t.Fatalf("%d releases after stop, want still 1", n)
+	}
+}
+
+// A burst of snapshot swaps prepares the OpenAPI documents once, after
+// it, not once per swap.
+func TestSwapsPrepareOpenAPIAfterTheBurst(t *testing.T) {
+	t.Parallel()
+	var prepared atomic.Int32
+	c := &ControlPlane{}
+	c.openapi.run, c.release.run = func() { prepared.Add(1) }, func() {}
+	c.openapi.settle = 200 * time.Millisecond
+	defer c.openapi.stop()
+	for range 50 {
+		c.swapped(registry.Empty())
+	}
+	wait.Eventually(t, 5*time.Second, func() (bool, string) {
+		return prepared.Load() > 0, "not prepared after the burst"
+	})
+	time.Sleep(3 * c.openapi.settle) // a second build would come by now
+	if n := prepared.Load(); n != 1 {
+		t.Fatalf("prepared %d times after one burst, want 1", n)
 	}
 }
