@@ -34,7 +34,14 @@ type kindsReport struct {
 	BaseMemory *memory `json:"baseMemory,omitempty"` // before
 	APIAllSec  float64 `json:"apiAllSeconds"`        // first create until all served
 	APIOneMs   float64 `json:"apiOneMs"`             // one more, created until served
-	APIMemory  *memory `json:"apiMemory,omitempty"`  // after
+	// APICPU is the CPU time used per definition from the first create
+	// until all are served: unlike APIAllSec, it hardly depends on what
+	// else the machine runs.
+	APICPU *cpuUse `json:"apiCpuPerKind,omitempty"`
+	// APILoad is /proc/loadavg at the first create and when all are
+	// served, to read APIAllSec by.
+	APILoad   [2]string `json:"apiLoadAverage"`
+	APIMemory *memory   `json:"apiMemory,omitempty"` // after
 	// SettledMemory is read settleWait after APIMemory: a server may return
 	// what a burst of changes left behind once it is over.
 	SettledMemory *memory   `json:"settledMemory,omitempty"`
@@ -136,6 +143,8 @@ func (b *bench) kindAPI(ctx context.Context, n int) error {
 		}
 	}
 	prefix := "a" + randomHex()
+	r.APILoad[0] = loadAverage()
+	cpu := b.cpu.sample()
 	start := time.Now()
 	if err := b.createKinds(ctx, prefix, n); err != nil {
 		return err
@@ -147,6 +156,7 @@ func (b *bench) kindAPI(ctx context.Context, n int) error {
 		}
 	}
 	r.APIAllSec = time.Since(start).Seconds()
+	r.APICPU, r.APILoad[1] = b.cpu.since(cpu, n), loadAverage()
 	fmt.Fprintf(b.progress, "  all served in %.2fs\n", r.APIAllSec)
 	k := newGenKind(prefix, n)
 	timeDocs(ctx, b.load(), newGenKind(prefix, 0)) // what a client that follows the server reads
@@ -265,6 +275,12 @@ func (r *kindsReport) writeTable(w io.Writer) {
 	writeDocTimes(w, "  first after the changed file:", r.AfterFile)
 	fmt.Fprintf(w, "  through the API: all %d served %.2fs after the first create, one more served in %.0fms\n",
 		r.Kinds, r.APIAllSec, r.APIOneMs)
+	fmt.Fprintf(w, "  through the API: load average %s at the first create, %s when all were served\n", r.APILoad[0], r.APILoad[1])
+	if r.APICPU != nil {
+		c := r.APICPU
+		fmt.Fprintf(w, "  through the API: CPU per definition (µs): dynapi %s, PostgreSQL %s, tool %s\n",
+			micros(c.DynapiUs), micros(c.PostgresUs), micros(c.ToolUs))
+	}
 	if r.BaseMemory != nil && r.APIMemory != nil {
 		perKind := float64(r.APIMemory.RSSBytes-r.BaseMemory.RSSBytes) / float64(r.Kinds+1) / 1024
 		fmt.Fprintf(w, "  through the API: memory VmRSS %s before, %s after (%.0f KiB per kind)\n",

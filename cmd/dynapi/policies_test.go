@@ -84,9 +84,11 @@ func TestAdmissionPolicies(t *testing.T) {
 	cms := "/api/v1/namespaces/default/configmaps"
 	s.must(http.StatusCreated, "admin", "POST", cms, configMapWith("limits", `{"maxKeys":"2"}`))
 	s.must(http.StatusCreated, "admin", "POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"unlimited"}}`)
-	createPolicies(t, base, "vap-params.yaml")
+	// vap-params.yaml last: each kind's events reach the process in order,
+	// so once its policy denies, the others are in force too.
 	createPolicies(t, base, "vap-actions.yaml")
 	createPolicies(t, base, "map.yaml")
+	createPolicies(t, base, "vap-params.yaml")
 
 	// No params in that namespace: parameterNotFoundAction Deny.
 	wait.Eventually(t, policyWait, func() (bool, string) {

@@ -88,7 +88,8 @@ type ControlPlane struct {
 	snapshots httpapi.Snapshots
 	indexer   *fieldIndexer                  // nil without Config.FieldIndexes
 	api       atomic.Pointer[httpapi.Server] // API, once built: a swap prepares its documents
-	release   releaser                       // returns the memory of definition changes
+	release   afterBurst                     // returns the memory of definition changes
+	openapi   afterBurst                     // prepares the OpenAPI documents of definition changes
 	serving   *serving                       // nil without Config.Serving
 	stops     []func()
 	// webhooks calls conversion and admission webhooks: one client, so
@@ -119,6 +120,7 @@ type ControlPlane struct {
 // listening.
 func Start(ctx context.Context, cfg Config) (*ControlPlane, error) {
 	c := &ControlPlane{snapshots: cfg.Snapshots, webhooks: cfg.Webhooks}
+	c.release.run, c.openapi.run = debug.FreeOSMemory, c.prepareOpenAPI
 	if c.webhooks == nil {
 		c.webhooks = webhook.New(webhook.Options{})
 	}
@@ -221,8 +223,9 @@ func (c *ControlPlane) prepare(logger *slog.Logger) {
 }
 
 // swapped hands a new snapshot to the work that follows it, without
-// waiting: the field indexes, the OpenAPI documents, and the return of
-// the memory the change left behind.
+// waiting: the field indexes and the admission policies now; the OpenAPI
+// documents and the return of the memory the change left behind once
+// the burst it belongs to is over (see afterBurst).
 func (c *ControlPlane) swapped(snap *registry.Snapshot) {
 	if c.indexer != nil {
 		c.indexer.swapped(snap)
@@ -230,10 +233,16 @@ func (c *ControlPlane) swapped(snap *registry.Snapshot) {
 	if p := c.policies.Load(); p != nil {
 		p.filesChanged(snap)
 	}
+	c.openapi.changed()
+	c.release.changed()
+}
+
+// prepareOpenAPI builds the OpenAPI documents of the current snapshot in
+// the background, then returns the memory that left.
+func (c *ControlPlane) prepareOpenAPI() {
 	if api := c.api.Load(); api != nil {
 		api.PrepareOpenAPI(c.release.changed)
 	}
-	c.release.changed()
 }
 
 // orDefault is d, or 10 seconds when d is 0.
@@ -257,6 +266,7 @@ func (c *ControlPlane) Close() error {
 	for _, stop := range c.stops {
 		stop()
 	}
+	c.openapi.stop()
 	c.release.stop()
 	return err
 }

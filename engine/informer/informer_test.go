@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -18,6 +19,7 @@ import (
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/resource"
 	"github.com/dynapi/dynapi/engine/testkit/servicetest"
+	"github.com/dynapi/dynapi/internal/wait"
 )
 
 // recorder is a Handler that writes down each call, as "Listed a,b",
@@ -222,4 +224,71 @@ func TestInformerLists(t *testing.T) {
 			<-done
 		})
 	}
+}
+
+// heldRecorder is a recorder whose second Reconcile (after the first
+// event) waits until hold is closed, so that a burst of events piles up
+// behind it.
+type heldRecorder struct {
+	*recorder
+	hold       chan struct{}
+	reconciles int
+}
+
+func (h *heldRecorder) Reconcile(ctx context.Context, t resource.Target) {
+	if h.reconciles++; h.reconciles == 2 {
+		<-h.hold
+	}
+	h.recorder.Reconcile(ctx, t)
+}
+
+// TestInformerSettlesABurstOnce: a burst of events, which the watch hands
+// on in pieces of 16, costs one Settle, not one per piece.
+func TestInformerSettlesABurstOnce(t *testing.T) {
+	kit := servicetest.Open(t, "default")
+	target := configMaps(t, kit)
+	rec := &heldRecorder{recorder: &recorder{target: target}, hold: make(chan struct{})}
+	never := func() <-chan struct{} { return nil }
+	in := New(kit.Service, never, rec, slog.New(slog.DiscardHandler), "ConfigMaps")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := in.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "Listed ", "Settle", "Reconcile")
+	done := make(chan struct{})
+	go func() { in.Run(ctx); close(done) }()
+	configMaps(t, kit, "first")
+	rec.waitFor(t, "Put first", "Settle") // its Reconcile holds the burst back
+	names := make([]string, 100)
+	for i := range names {
+		names[i] = fmt.Sprintf("c%02d", i)
+	}
+	configMaps(t, kit, names...)
+	close(rec.hold)
+	var calls []string
+	wait.Eventually(t, 10*time.Second, func() (bool, string) {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		calls = slices.Clone(rec.calls)
+		last := slices.Index(calls, "Put c99")
+		return last >= 0 && slices.Contains(calls[last:], "Reconcile"), "calls: " + strings.Join(calls, "; ")
+	})
+	cancel()
+	<-done
+	// Why 3 at worst: a machine that stalls the watch for burstGap, or
+	// for maxBurst, splits the burst; in pieces, 100 events are 6 or more.
+	if settles := countOf(calls, "Settle"); settles > 3 {
+		t.Errorf("%d Settles for one burst of 100 events, want 1: %s", settles, strings.Join(calls, "; "))
+	}
+}
+
+func countOf(calls []string, call string) int {
+	n := 0
+	for _, c := range calls {
+		if c == call {
+			n++
+		}
+	}
+	return n
 }

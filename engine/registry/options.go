@@ -55,7 +55,7 @@ type LoadOptions struct {
 	// CompileValidators compiles every schema's jsonschema validator during
 	// the load, which otherwise waits for the schema's first use (see
 	// schema.Schema.CheckValidator): what Compile accepts compiles, and
-	// a check before a definition is stored makes sure of it.
+	// `dynapi check` makes sure of it.
 	CompileValidators bool
 	// Webhooks converts the objects of kinds converted by their conversion
 	// webhook where a load's products need it (managedFields recorded in

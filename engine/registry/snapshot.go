@@ -103,6 +103,13 @@ func (s *Snapshot) Lookup(group, version, resource string) (*Resource, *Version,
 	return r, v, true
 }
 
+// Resource finds a resource by group and plural, whatever its versions
+// serve.
+func (s *Snapshot) Resource(gr engine.GroupResource) (*Resource, bool) {
+	r, ok := s.byResource[gr]
+	return r, ok
+}
+
 // ResourceByKind finds a resource by its kind, whatever its versions.
 func (s *Snapshot) ResourceByKind(group, kind string) (*Resource, bool) {
 	r, ok := s.byKind[groupKind{group, kind}]

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/dynapi/dynapi/engine"
 )
 
 // testSnapshot loads definitions given as file name → content, failing on any problem.
@@ -180,6 +182,31 @@ func TestResourceByKind(t *testing.T) {
 	}
 	if _, ok := snap.ResourceByKind("b.example.com", "widget"); ok {
 		t.Error("kinds are case-sensitive")
+	}
+}
+
+func TestResource(t *testing.T) {
+	t.Parallel()
+	snap := testSnapshot(t, threeGroups)
+	tests := []struct {
+		gr   engine.GroupResource
+		want string // kind; "": not found
+	}{
+		{engine.GroupResource{Group: "b.example.com", Resource: "gizmos"}, "Gizmo"},
+		{engine.GroupResource{Group: "c.example.com", Resource: "hiddens"}, "Hidden"}, // serves nothing
+		{engine.GroupResource{Resource: "namespaces"}, "Namespace"},
+		{engine.GroupResource{Group: "b.example.com", Resource: "widget"}, ""}, // singular is no URL name
+		{engine.GroupResource{Group: "x.example.com", Resource: "widgets"}, ""},
+	}
+	for _, tt := range tests {
+		r, ok := snap.Resource(tt.gr)
+		got := ""
+		if ok {
+			got = r.Kind
+		}
+		if got != tt.want {
+			t.Errorf("Resource(%v) = %q, want %q", tt.gr, got, tt.want)
+		}
 	}
 }
 

@@ -8,8 +8,7 @@ import (
 )
 
 // A load compiles no schema's validator: each waits for its first use.
-// CompileValidators compiles each to check it, as a definition written
-// through the API and `dynapi check` ask. Not parallel: it counts the
+// CompileValidators compiles each to check it, as `dynapi check` asks. Not parallel: it counts the
 // process's validator compiles.
 func TestLoadLeavesValidatorsForFirstUse(t *testing.T) {
 	// The property's name differs between the loads: a schema compiled

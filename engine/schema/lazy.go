@@ -70,10 +70,9 @@ func (s *Schema) setValidator(v *validator) {
 
 // CheckValidator compiles the schema's jsonschema validator as its first
 // use would, and returns what the compiler refuses, phrased as Compile
-// phrases problems. Compile's own checks refuse all of that already; a
-// definition written through the API and `dynapi check` call it anyway,
-// so that nothing the compiler refuses is stored. The validator is not
-// kept: most schemas never need it.
+// phrases problems. Compile's own checks refuse all of that already;
+// `dynapi check` calls it anyway, to make sure of it. The validator is
+// not kept: most schemas never need it.
 func (s *Schema) CheckValidator() error {
 	out, formats := s.translated()
 	_, v := compileValidator(marshal(out), formats)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/resource"
+	"github.com/dynapi/dynapi/engine/schema"
 )
 
 // fieldError is an engine.FieldError to expect; message is a substring.
@@ -160,5 +161,23 @@ func TestValidateAPIApproval(t *testing.T) {
 				t.Fatalf("causes %+v, want one %s on %s: %s", causes, tt.typ, field, tt.msg)
 			}
 		})
+	}
+}
+
+// TestCheckCompilesNoValidator: checking a definition on its write
+// compiles no jsonschema validator; its kind's first write does. Not
+// parallel: it counts the process's validator compiles.
+func TestCheckCompilesNoValidator(t *testing.T) {
+	obj, err := sjson.SetRawBytes(crdJSON("lazy.example.com", "lazies", "Lazy"), "spec.versions.0.schema.openAPIV3Schema",
+		[]byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"integer","minimum":1}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := schema.ValidatorCompiles()
+	if causes, _ := Check(obj); len(causes) > 0 {
+		t.Fatalf("Check = %+v, want no causes", causes)
+	}
+	if got := schema.ValidatorCompiles() - before; got != 0 {
+		t.Errorf("Check compiled %d validators, want 0", got)
 	}
 }

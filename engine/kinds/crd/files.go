@@ -30,13 +30,12 @@ func fileKind(snap *registry.Snapshot, obj []byte) (*registry.Resource, bool) {
 		return nil, false
 	}
 	spec := gjson.GetBytes(obj, "spec")
-	group, plural := spec.Get("group").Str, spec.Get("names.plural").Str
-	for _, r := range fileKinds(snap) {
-		if r.Group == group && r.Plural == plural {
-			return r, true
-		}
+	// Why by key: servable asks about every definition at each hand.
+	r, ok := snap.Resource(engine.GroupResource{Group: spec.Get("group").Str, Resource: spec.Get("names.plural").Str})
+	if !ok || registry.IsAPIFile(r.File) || registry.IsBuiltinFile(r.File) {
+		return nil, false
 	}
-	return nil, false
+	return r, true
 }
 
 // differences says how the CustomResourceDefinition obj differs from the

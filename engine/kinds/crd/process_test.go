@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/controlplane"
 	"github.com/dynapi/dynapi/engine/httpapi"
 	"github.com/dynapi/dynapi/engine/kinds/crd"
@@ -67,6 +68,13 @@ func startProcess(t *testing.T, dbURL string) *process {
 // files given; it fails the test if any has a problem.
 func startProcessWith(t *testing.T, dbURL string, files fs.FS) *process {
 	t.Helper()
+	return startProcessThrough(t, dbURL, files, func(s *postgres.Store) engine.Store { return s })
+}
+
+// startProcessThrough is startProcessWith whose pipeline writes to
+// through(its store).
+func startProcessThrough(t *testing.T, dbURL string, files fs.FS, through func(*postgres.Store) engine.Store) *process {
+	t.Helper()
 	ctx := context.Background()
 	store, err := postgres.Open(ctx, dbURL)
 	if err != nil {
@@ -75,7 +83,7 @@ func startProcessWith(t *testing.T, dbURL string, files fs.FS) *process {
 	t.Cleanup(store.Close)
 	schemas := copyDefinitions(t, files)
 	cp, err := controlplane.Start(ctx, controlplane.Config{
-		Service: resource.New(store), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Service: resource.New(through(store)), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Files: &controlplane.Files{Schemas: schemas},
 		HTTP:  httpapi.Options{Ready: store.Ping},
 	})

@@ -17,7 +17,8 @@ import (
 const maxStatusAttempts = 5
 
 // writeStatus writes definition name's status through the status
-// subresource, when it is not what snap says.
+// subresource, when it is not what snap says. It is called with c.mu
+// held, and lets it go while it waits for the database.
 //
 // Processes whose definition files differ (a rolling deploy, a file
 // changed on one machine first) disagree on a status. Each writes its view
@@ -44,7 +45,8 @@ func (c *Controller) writeStatus(ctx context.Context, t resource.Target, snap *r
 			return fmt.Errorf("set status: %w", err)
 		}
 		t.Subresource = "status"
-		res, err := c.service.Update(ctx, t, name, body, resource.WriteOptions{})
+		var res resource.Result
+		c.unlocked(func() { res, err = c.service.Update(ctx, t, name, body, resource.WriteOptions{}) })
 		if err == nil {
 			c.views[name] = view
 			c.remember(res.Object)
@@ -53,11 +55,20 @@ func (c *Controller) writeStatus(ctx context.Context, t resource.Target, snap *r
 		if engine.ErrorCode(err) != engine.CodeConflict || attempt == maxStatusAttempts {
 			return ignoreNotFound(err)
 		}
-		if obj, err = c.service.Get(ctx, t, name); err != nil {
+		c.unlocked(func() { obj, err = c.service.Get(ctx, t, name) })
+		if err != nil {
 			return ignoreNotFound(err)
 		}
 		c.remember(obj)
 	}
+}
+
+// unlocked runs f without c.mu, which writeStatus holds: reconcile's
+// status writers wait for the database together, not in turn.
+func (c *Controller) unlocked(f func()) {
+	c.mu.Unlock()
+	defer c.mu.Lock()
+	f()
 }
 
 // ignoreNotFound drops NotFound: a definition deleted meanwhile needs no
