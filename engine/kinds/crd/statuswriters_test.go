@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,16 +16,17 @@ import (
 	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 )
 
-// heldStore is a process's store whose updates of
-// CustomResourceDefinitions (the controller's status writes) call hold
-// first.
+// heldStore is a process's store whose updates of the test's
+// CustomResourceDefinitions (things.g*: the controller's status writes)
+// call hold first; those the process publishes for its definition files
+// pass.
 type heldStore struct {
 	*postgres.Store
 	hold func(ctx context.Context)
 }
 
 func (s heldStore) Update(ctx context.Context, obj engine.Object) (engine.Object, error) {
-	if obj.Key.Resource == crd.GroupResource {
+	if obj.Key.Resource == crd.GroupResource && strings.HasPrefix(obj.Key.Name, "things.g") {
 		s.hold(ctx)
 	}
 	return s.Store.Update(ctx, obj)
