@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -73,14 +75,17 @@ func (c *Controller) publish(ctx context.Context, t resource.Target, snap *regis
 		return nil // Reconcile runs after every event; most change no file
 	}
 	var errs []error
-	kinds := map[string]bool{}
+	kinds := map[string]*registry.Resource{}
 	for _, r := range fileKinds(snap) {
-		name := r.Plural + "." + r.Group
-		kinds[name] = true
-		errs = append(errs, c.publishKind(ctx, t, name, r))
+		kinds[r.Plural+"."+r.Group] = r
 	}
+	atOnce(slices.Sorted(maps.Keys(kinds)), func(name string) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		errs = append(errs, c.publishKind(ctx, t, name, kinds[name]))
+	})
 	for name, pub := range c.published {
-		if !kinds[name] {
+		if kinds[name] == nil {
 			errs = append(errs, c.unpublish(ctx, t, name, pub))
 		}
 	}
@@ -92,7 +97,8 @@ func (c *Controller) publish(ctx context.Context, t resource.Target, snap *regis
 }
 
 // publishKind publishes r's definition, unless what the process last
-// published of it is the same.
+// published of it is the same. The caller holds c.mu, which the write
+// lets go while it waits for the database (see atOnce).
 func (c *Controller) publishKind(ctx context.Context, t resource.Target, name string, r *registry.Resource) error {
 	last, ok := c.published[name]
 	if ok && last.res == r {
@@ -118,7 +124,9 @@ func (c *Controller) publishKind(ctx context.Context, t resource.Target, name st
 func (c *Controller) write(ctx context.Context, t resource.Target, name string, def []byte, pub publication) error {
 	obj, stored := c.objects[name] // at start, most are published already
 	for attempt := 1; ; attempt++ {
-		res, err := c.writeOver(ctx, t, obj, stored, def, pub)
+		var res resource.Result
+		var err error
+		c.unlocked(func() { res, err = c.writeOver(ctx, t, obj, stored, def, pub) })
 		if err == nil {
 			if res.Object != nil {
 				c.remember(res.Object) // its status is written at once; its event comes later
@@ -128,7 +136,7 @@ func (c *Controller) write(ctx context.Context, t resource.Target, name string, 
 		if !retried(err) || attempt == maxPublishAttempts {
 			return err
 		}
-		obj, err = c.service.Get(ctx, t, name)
+		c.unlocked(func() { obj, err = c.service.Get(ctx, t, name) })
 		if stored = err == nil; err != nil && engine.ErrorCode(err) != engine.CodeNotFound {
 			return err
 		}
