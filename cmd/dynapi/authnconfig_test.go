@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,9 +21,7 @@ import (
 // to the file taken without a restart, and a broken edit that leaves the
 // previous configuration in force.
 func TestAuthenticationConfig(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	corp, ci := oidctest.New(t), oidctest.New(t)
 	config := oidctest.Fill(t, "testdata/authentication-config.yaml", corp, ci)
 	dir := t.TempDir()

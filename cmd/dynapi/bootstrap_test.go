@@ -22,9 +22,7 @@ import (
 // without the admin's certificate is refused; a restart keeps the CA, so
 // the kubeconfig written before still works.
 func TestBootstrap(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	dataDir := t.TempDir()
 	cfg := Config{DatabaseURL: url, DataDir: dataDir, Listen: "0.0.0.0:0", Bootstrap: true,

@@ -158,9 +158,7 @@ type compatInvalid struct{ what, yaml, want string }
 type compatImmutable struct{ create, update, want string }
 
 func TestCompatibility(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	schemas := t.TempDir()
 	dirs := make(map[string]string)
 	for _, p := range compatProjects {

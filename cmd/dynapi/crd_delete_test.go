@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -139,9 +138,7 @@ func createCronTabs(t *testing.T, base string, n int) {
 // with apiextensions-apiserver's 403, through the real kubectl; reads of
 // the kind go on.
 func TestCreateWhileDefinitionTerminating(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	base := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
 	held := strings.Replace(cronTabCRD("stable.example.com", "crontabs", "CronTab", "v1"), `"metadata":{`,

@@ -111,9 +111,7 @@ func checkDockerignore(t *testing.T) {
 // until it is ready and then passes, and the real kubectl uses the
 // kubeconfig it wrote into the data volume.
 func TestDockerImage(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	d := readDockerfile(t, dockerfilePath)
 	img := imageOf(t, d)
 	c := readCompose(t, composePath)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,9 +18,7 @@ import (
 // is a built-in's (kube's services, dynapi's configmaps); and of the
 // shipped examples, with their descriptions and defaults.
 func TestKubectlExplain(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	server := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
 	for _, crd := range []string{"testdata/explain/empty-crd.yaml", "testdata/explain/services-crd.yaml", "testdata/explain/configmaps-crd.yaml"} {

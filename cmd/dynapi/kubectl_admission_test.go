@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,9 +41,7 @@ func sizeLimit(w http.ResponseWriter, r *http.Request) {
 // ValidatingWebhookConfiguration, and an object the webhook refuses is
 // refused with the webhook's message.
 func TestKubectlAdmissionWebhook(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	hook := webhooktest.Serve(t, http.HandlerFunc(sizeLimit))
 	url, _ := startPostgres(t)
 	m := startMain(t, Config{DatabaseURL: url})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -10,9 +9,7 @@ import (
 // a conflicting manager, --force-conflicts, managedFields shown, and an
 // object created by client-side apply taken over by server-side apply.
 func TestKubectlServerSideApply(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	m := startMain(t, Config{DatabaseURL: url})
 	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"net"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -12,9 +11,7 @@ import (
 // and with a client certificate; a forbidden create succeeds once an admin
 // binds the role with kubectl create rolebinding.
 func TestKubectlAuth(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	dir := t.TempDir()
 	ca := newTestCA(t)
 	serverCert, serverKey := ca.issue(t, "dynapi", nil, net.ParseIP("127.0.0.1"))

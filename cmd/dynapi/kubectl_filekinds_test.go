@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -15,9 +14,7 @@ import (
 // one that differs is refused with the file's name; one for a kind no
 // file serves is served as before.
 func TestKubectlDefinitionsOfFileKinds(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	server := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
 	const file = "labs.example.com/widget-crd.yaml"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -13,9 +12,7 @@ import (
 // bindings are applied, a widget is refused with the policy's message,
 // and a Warn binding's message is printed as a warning.
 func TestKubectlAdmissionPolicy(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	m := startMain(t, Config{DatabaseURL: url})
 	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}

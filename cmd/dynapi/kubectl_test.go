@@ -10,6 +10,15 @@ import (
 	"github.com/dynapi/dynapi/internal/wait"
 )
 
+// needKubectl fails the test when the real kubectl is not on PATH: the
+// tests that drive it are never skipped.
+func needKubectl(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
+	}
+}
+
 // kubectl runs the real kubectl against a dynapi server, with no kubeconfig
 // and a private discovery cache.
 type kubectl struct {
@@ -37,9 +46,7 @@ func (k kubectl) exec(args ...string) (string, error) {
 }
 
 func TestKubectl(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	m := startMain(t, Config{DatabaseURL: url})
 	k := kubectl{t: t, server: "http://" + m.Addr(), home: t.TempDir()}
@@ -93,9 +100,7 @@ func TestKubectl(t *testing.T) {
 // (with a fresh discovery cache, as a new kind would be after kubectl's
 // cache expires) and lists it with the definition's printer columns.
 func TestKubectlDefinitionsThroughTheAPI(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	m := startMain(t, Config{DatabaseURL: url})
 	server := "http://" + m.Addr()
@@ -134,9 +139,7 @@ func TestKubectlDefinitionsThroughTheAPI(t *testing.T) {
 // Conversion rules applied with kubectl convert the kind they name: a
 // Clock written in v1 reads in v2 with v1's cron as v2's schedule.
 func TestKubectlConversionRules(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url, _ := startPostgres(t)
 	server := "http://" + startMain(t, Config{DatabaseURL: url}).Addr()
 	steps := []struct {

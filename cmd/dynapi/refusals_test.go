@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -112,9 +111,7 @@ func forgedJWT(t *testing.T, issuer *oidctest.Issuer) string {
 // carol); otherwise they are refused as kube refuses them, and never
 // answer or act for the user who asked.
 func TestKubectlImpersonation(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	dir := t.TempDir()
 	ca := newTestCA(t)
 	serverCert, serverKey := ca.issue(t, "dynapi", nil, net.ParseIP("127.0.0.1"))

@@ -153,9 +153,7 @@ func verifyWithJWKS(t *testing.T, s *rbacServer, token string) {
 // kubectl create token issues a token that kubectl can use: a
 // ServiceAccount's kubeconfig in three commands.
 func TestKubectlCreateToken(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	dir := t.TempDir()
 	ca := newTestCA(t)
 	serverCert, serverKey := ca.issue(t, "dynapi", nil, net.ParseIP("127.0.0.1"))

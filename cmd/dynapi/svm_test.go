@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -201,9 +200,7 @@ func wantStoredIn(t *testing.T, url string, want map[string]string) {
 // migration, `kubectl wait` sees it succeed, `kubectl get -o yaml` shows
 // its conditions, and the definition's storedVersions are trimmed.
 func TestKubectlStorageVersionMigration(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Fatalf("kubectl is needed for this test (install it; .ci/run does): %v", err)
-	}
+	needKubectl(t)
 	url := storeOldVersions(t)
 	k := kubectl{t: t, server: "http://" + startMain(t, Config{DatabaseURL: url}).Addr(), home: t.TempDir()}
 	steps := []struct {
