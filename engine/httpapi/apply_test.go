@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -152,6 +154,9 @@ func TestManagedFieldsOnUpdates(t *testing.T) {
 	if m := managers(r); m != "kubectl/Update,maker/Update" && m != "maker/Update,kubectl/Update" {
 		t.Fatalf("patch: %s", r)
 	}
+	// kubectl's entry is first or second, as the patch's time fell: the
+	// JSON patch below addresses it where it is.
+	entry := fmt.Sprintf("/metadata/managedFields/%d/manager", slices.Index(strings.Split(managers(r), ","), "kubectl/Update"))
 	// An apply conflicts with the fields an update set.
 	r = s.do(http.MethodPatch, shopWidgets+"/u?fieldManager=applier", applyType,
 		"apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: u\nspec:\n  size: 5\n")
@@ -162,8 +167,8 @@ func TestManagedFieldsOnUpdates(t *testing.T) {
 	// A JSON patch may address the list's entries: it applies to the whole
 	// object, managedFields with it, though the pipeline carries them apart.
 	r = s.mustDo(http.StatusOK, http.MethodPatch, shopWidgets+"/u", "application/json-patch+json",
-		`[{"op":"test","path":"/metadata/managedFields/0/manager","value":"kubectl"},`+
-			`{"op":"replace","path":"/metadata/managedFields/0/manager","value":"renamed"}]`)
+		`[{"op":"test","path":"`+entry+`","value":"kubectl"},`+
+			`{"op":"replace","path":"`+entry+`","value":"renamed"}]`)
 	if managers(r) != "maker/Update,renamed/Update" {
 		t.Fatalf("JSON patch of an entry: %s", r)
 	}
