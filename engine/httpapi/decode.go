@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -148,11 +147,11 @@ func readLimited(r *http.Request) ([]byte, error) {
 // reports where it is not. It replaces what is not UTF-8 and lone
 // surrogates with U+FFFD, as kube-apiserver's decoder does.
 func compactJSON(body []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, body); err != nil {
+	body, err := jsonguard.Compact(body)
+	if err != nil {
 		return nil, engine.Errorf(engine.CodeBadRequest, "the request body is not valid JSON: %v", err)
 	}
-	return jsonguard.Normalize(buf.Bytes()), nil
+	return jsonguard.Normalize(body), nil
 }
 
 // storableSegments reports whether every path segment is UTF-8 without
