@@ -97,20 +97,14 @@ WHERE c.oid = 'objects'::regclass`
 // Compaction runs every few seconds in one process at a time: a cheap
 // place to check.
 func analyzeIfStale(ctx context.Context, conn *pgxpool.Conn) error {
-	return analyzeIf(ctx, conn, staleStatsSQL)
-}
-
-// analyzeIf gathers the statistics of objects when cond, a query of one
-// boolean, says so.
-func analyzeIf(ctx context.Context, db dbtx, cond string, args ...any) error {
 	var due bool
-	if err := db.QueryRow(ctx, cond, args...).Scan(&due); err != nil {
+	if err := conn.QueryRow(ctx, staleStatsSQL).Scan(&due); err != nil {
 		return fmt.Errorf("check the statistics of objects: %w", err)
 	}
 	if !due {
 		return nil
 	}
-	if _, err := db.Exec(ctx, "ANALYZE objects"); err != nil {
+	if _, err := conn.Exec(ctx, "ANALYZE objects"); err != nil {
 		return fmt.Errorf("analyze objects: %w", err)
 	}
 	return nil

@@ -153,9 +153,23 @@ func TestStatisticsFollowASmallTableGrowing(t *testing.T) {
 		t.Fatalf("reltuples %d before the writes", n)
 	}
 	for i := range 1100 {
-		mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("p%04d", i), nil))
+		mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("p%04d", i), map[string]string{"bucket": fmt.Sprint(i % 100)}))
 	}
 	reltuplesAtLeast(t, url, 900)
+	// The count is all the store gathered: the statistics of labels, which
+	// label selectors' plans need, are compaction's to gather, and the
+	// changes it goes by are still counted.
+	// -1: every value distinct, as the first ANALYZE of one row found.
+	labelsDistinct := `SELECT (n_distinct = -1)::int FROM pg_stats WHERE tablename = 'objects' AND attname = 'labels'`
+	if queryInt(t, url, labelsDistinct) != 1 {
+		t.Fatal("the store gathered the statistics of labels too")
+	}
+	wait.Eventually(t, 25*time.Second, func() (bool, string) { // idle backends flush their counters within 10 s
+		if err := postgres.Compact(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		return queryInt(t, url, labelsDistinct) == 0, "compaction gathers the statistics of labels (101 values)"
+	})
 }
 
 // TestStatisticsNotGatheredForWritesThatDoNotGrow checks that updates do

@@ -1,6 +1,11 @@
 package postgres
 
-import "context"
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
 
 // growthCheckEvery is how many creates of this process pass between two
 // looks at the size PostgreSQL's statistics give objects. Only creates
@@ -40,8 +45,8 @@ func (s *Store) noteCreate() {
 // until the statistics change (autovacuum: a minute or more; compaction:
 // 10 s): a bulk load right after start ran at 40% of its speed
 // (PostgreSQL's CPU per create 150 µs → 400–600 µs over 10,000 creates).
-// ANALYZE of a small table takes milliseconds and invalidates the cached
-// plans, which are then made again on the primary key.
+// A new count invalidates the cached plans, which are then made again on
+// the primary key. Only the count matters here: see countRows.
 func (s *Store) analyzeWhileSmall(ctx context.Context) {
 	for {
 		select {
@@ -49,8 +54,41 @@ func (s *Store) analyzeWhileSmall(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
-		if err := analyzeIf(ctx, s.pool, smallTableSQL, smallTable); err != nil && ctx.Err() == nil {
+		if err := s.countRowsWhileSmall(ctx); err != nil && ctx.Err() == nil {
 			s.opts.Logger.Warn("gather the statistics of objects", "err", err)
 		}
 	}
+}
+
+// countRowsWhileSmall runs countRows when PostgreSQL believes objects small.
+func (s *Store) countRowsWhileSmall(ctx context.Context) error {
+	var small bool
+	if err := s.pool.QueryRow(ctx, smallTableSQL, smallTable).Scan(&small); err != nil {
+		return fmt.Errorf("check the statistics of objects: %w", err)
+	}
+	if !small {
+		return nil
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return countRows(ctx, tx) })
+}
+
+// countRows brings PostgreSQL's row count of objects (pg_class.reltuples,
+// what the plans of point lookups turn on) up to date at the least cost:
+// the key columns only, from a sample of 300 rows (statistics target 1).
+// Why: a whole ANALYZE of the table also sorts a sample of up to 30,000
+// bodies to describe the body column; measured on 30,000 Widgets of
+// 1.6 KB, 540–970 ms against 7–13 ms for this, with the same count
+// (30,055 for 30,033 rows). Ran every 1,000 creates of each process up to
+// 10,000 objects, the whole ANALYZE took a share of PostgreSQL's CPU in
+// every bulk load. The full statistics (label selectors' plans need those
+// of labels) still come from compaction's analyzeIfStale and autovacuum: a
+// column list does not reset the count of changes they go by.
+func countRows(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, "SET LOCAL default_statistics_target = 1"); err != nil {
+		return fmt.Errorf("analyze objects: %w", err)
+	}
+	if _, err := tx.Exec(ctx, "ANALYZE objects (resource, namespace, name)"); err != nil {
+		return fmt.Errorf("analyze objects: %w", err)
+	}
+	return nil
 }
