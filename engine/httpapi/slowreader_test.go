@@ -63,7 +63,10 @@ func TestSlowReadersCannotStopTheServer(t *testing.T) {
 			stop := tt.attack(t)
 			defer stop()
 			time.Sleep(time.Second) // the lists are under way and stuck on their clients
-			client := &http.Client{Timeout: 5 * time.Second}
+			// 20 s, not 5: stuck readers would hold their connections for
+			// ever, while 12 lists of 8 MB that still run on a loaded
+			// machine (CI at load average 15) took longer than 5 s.
+			client := &http.Client{Timeout: 20 * time.Second}
 			for _, path := range []string{widgets + "/w001", widgets + "?limit=5", "/readyz"} {
 				start := time.Now()
 				resp, err := client.Get(plain.URL + path)

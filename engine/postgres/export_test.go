@@ -276,3 +276,15 @@ func ExecForTest(ctx context.Context, s *Store, sql string) error {
 	_, err := s.pool.Exec(ctx, sql)
 	return err
 }
+
+// Watermark returns the store's watermark W, every resourceVersion up to
+// it resolved and published, and whether its poller has started (W is
+// known).
+func Watermark(s *Store) (int64, bool) {
+	select {
+	case <-s.poller.ready:
+		return s.events.ResourceVersion(), true
+	default:
+		return 0, false
+	}
+}

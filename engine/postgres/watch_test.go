@@ -13,6 +13,7 @@ import (
 	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 	"github.com/dynapi/dynapi/engine/watch"
 	"github.com/dynapi/dynapi/internal/json/jsoneq"
+	"github.com/dynapi/dynapi/internal/wait"
 	"github.com/dynapi/dynapi/migrations"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -171,14 +172,17 @@ func TestWatchFromHistory(t *testing.T) {
 	quiet(t, ch, 100*time.Millisecond)
 }
 
-// waitWatermark waits until a watch from rv can start without waiting.
+// waitWatermark waits until the store has published every resourceVersion
+// up to rv, so that a watch or a list from rv starts without waiting. Not
+// through a Watch, which starts once its own wait is over whether or not W
+// got there: on a loaded machine a list then found the poller not started
+// yet (TestListResourceVersionMatch failed once in CI so).
 func waitWatermark(t *testing.T, s *postgres.Store, rv int64) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	if _, err := s.Watch(ctx, engine.WatchOptions{Resource: pipes, ResourceVersion: rv}); err != nil {
-		t.Fatal(err)
-	}
+	wait.Eventually(t, 30*time.Second, func() (bool, string) {
+		w, started := postgres.Watermark(s)
+		return started && w >= rv, fmt.Sprintf("watermark %d (poller started: %v), want %d", w, started, rv)
+	})
 }
 
 func TestWatchSlowSubscriberDropped(t *testing.T) {
