@@ -1,13 +1,11 @@
 package postgres
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/meta"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // columns are the values a write derives from an object's body.
@@ -30,9 +28,9 @@ func columnsOf(body []byte) columns {
 // stamped returns obj at resourceVersion rv: the same body the database
 // stored, with metadata.resourceVersion set to rv as a string.
 func stamped(obj engine.Object, rv int64) (engine.Object, error) {
-	body, err := sjson.SetBytes(obj.Body, "metadata.resourceVersion", strconv.FormatInt(rv, 10))
+	body, err := meta.SetResourceVersion(obj.Body, rv)
 	if err != nil {
-		return engine.Object{}, fmt.Errorf("set metadata.resourceVersion: %w", err)
+		return engine.Object{}, err
 	}
 	obj.Body, obj.ResourceVersion = body, rv
 	return obj, nil

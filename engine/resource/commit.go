@@ -3,12 +3,12 @@ package resource
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/meta"
 )
 
 // store is the pipeline's last step: it converts the object to the storage
@@ -78,13 +78,13 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 func (s *Service) answer(ctx context.Context, w *Write, stored engine.Object) ([]byte, error) {
 	r := w.Target.Resource
 	if !r.ConvertsByWebhook() || w.Target.Version.Name == r.StorageVersion {
-		return stamp(w.Object, stored.ResourceVersion)
+		return meta.SetResourceVersion(w.Object, stored.ResourceVersion)
 	}
 	out, err := fromStorage(s.converter(ctx), w.Target, stored)
 	if err != nil {
 		return nil, err
 	}
-	return stamp(out, stored.ResourceVersion)
+	return meta.SetResourceVersion(out, stored.ResourceVersion)
 }
 
 // maxGenerateNameAttempts is how often a create whose name the server
@@ -201,13 +201,4 @@ func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object
 		o.Body = body
 	}
 	return s.storage.Update(ctx, o)
-}
-
-// stamp sets metadata.resourceVersion, as the store sets it in what it stores.
-func stamp(obj []byte, rv int64) ([]byte, error) {
-	out, err := sjson.SetBytes(obj, "metadata.resourceVersion", strconv.FormatInt(rv, 10))
-	if err != nil {
-		return nil, fmt.Errorf("set metadata.resourceVersion: %w", err)
-	}
-	return out, nil
 }

@@ -1,0 +1,69 @@
+package meta
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/sjson"
+)
+
+// TestSetResourceVersionAsSjson: SetResourceVersion gives sjson's bytes,
+// whatever the metadata holds and wherever it is.
+func TestSetResourceVersionAsSjson(t *testing.T) {
+	for _, obj := range []string{
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"b"},"data":{"k":"v"}}`,
+		`{"metadata":{"name":"a","resourceVersion":"12"},"spec":{}}`,
+		`{"metadata":{"resourceVersion":"12","name":"a"}}`,
+		`{"metadata":{}}`,
+		`{"kind":"X"}`,
+		`{"spec":{"metadata":{"name":"inner"}},"metadata":{"name":"outer","managedFields":[{"f:metadata":{"resourceVersion":1}}]}}`,
+		`{"metadata":{"name":"a","resourceVersion":12}}`,
+		`{"metadata":{"name":"a","resourceVersion":null}}`,
+		`{"metadata":{"name":"a","labels":{"resourceVersion":"x"}}}`,
+		`{"metadata":{"name":"a \"}\" {","generation":1}}`,
+		`{"metadata":"not an object"}`,
+		`{"metadata":null}`,
+		`{ "metadata" : { "name" : "a" } }`,
+		`{"metadata":{ }}`,
+		`{"metadata":{"name":"a" }}`,
+	} {
+		for _, rv := range []int64{1, 9876543210} {
+			want, wantErr := sjson.SetBytes([]byte(obj), "metadata.resourceVersion", strconv.FormatInt(rv, 10))
+			got, err := SetResourceVersion([]byte(obj), rv)
+			if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
+				t.Errorf("SetResourceVersion(%s, %d) = %s, %v; sjson gives %s, %v", obj, rv, got, err, want, wantErr)
+			}
+		}
+	}
+}
+
+// BenchmarkSetResourceVersion: a 1.6 KB Widget as a create stores it,
+// through SetResourceVersion and through sjson.
+func BenchmarkSetResourceVersion(b *testing.B) {
+	obj := []byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w1","namespace":"bench",` +
+		`"uid":"e9b3274d-8541-4ec5-a9a7-c6cfe179860f","generation":1,"creationTimestamp":"2026-11-26T17:25:16Z",` +
+		`"labels":{"app":"dynapi-bench","bucket":"1","shard":"1"},"managedFields":[{"apiVersion":"shop.example.com/v1",` +
+		`"fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{},"f:bucket":{},"f:shard":{}}},` +
+		`"f:spec":{".":{},"f:color":{},"f:description":{},"f:size":{},"f:tags":{}}},"manager":"dynapi-bench",` +
+		`"operation":"Update","time":"2026-11-26T17:25:16Z"}]},"spec":{"color":"green","size":1,` +
+		`"description":"a widget made by dynapi-bench to measure the server","tags":["` +
+		strings.Repeat(strings.Repeat("t", 64)+`","`, 12) + strings.Repeat("t", 64) + `"]}}`)
+	b.Run("SetResourceVersion", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := SetResourceVersion(obj, 123456); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sjson", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sjson.SetBytes(obj, "metadata.resourceVersion", "123456"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
