@@ -94,15 +94,26 @@ func NameRule(isNamespace bool) apivalidation.ValidateNameFunc {
 
 // ValidateCreate checks metadata of an object about to be created.
 func ValidateCreate(m *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) []engine.FieldError {
-	return FieldErrors(apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata")))
+	return FieldErrors(validateObjectMeta(m, namespaced, name))
 }
 
 // ValidateUpdate checks metadata of an object replacing old: immutable
 // fields, no new finalizers on an object being deleted, and the create rules.
 func ValidateUpdate(m, old *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) []engine.FieldError {
-	errs := apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata"))
+	errs := validateObjectMeta(m, namespaced, name)
 	errs = append(errs, apivalidation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))...)
 	return FieldErrors(errs)
+}
+
+// validateObjectMeta is Kubernetes' ValidateObjectMeta, without its
+// regular expressions over labels that plainLabels finds valid.
+func validateObjectMeta(m *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) field.ErrorList {
+	if len(m.Labels) > 0 && plainLabels(m.Labels) {
+		withoutLabels := *m
+		withoutLabels.Labels = nil
+		m = &withoutLabels
+	}
+	return apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata"))
 }
 
 // FieldErrors turns Kubernetes' field errors into causes, worded as
