@@ -5,11 +5,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/encryption"
 	"github.com/dynapi/dynapi/engine/kinds/namespace"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/resource"
@@ -338,5 +340,99 @@ func wantGone(t *testing.T, p *pair) {
 	t.Helper()
 	if _, err := p.b.Get(context.Background(), p.widgets, "w"); engine.ErrorCode(err) != engine.CodeNotFound {
 		t.Errorf("after the delete, get = %v, want NotFound", err)
+	}
+}
+
+// TestCachedNamespaceTerminating: the other process started deleting a
+// namespace this one cached; this one's delete answers the namespace as
+// the other marked it (its deletionTimestamp, not a second one), its
+// stale update is a Conflict, and nothing is created in it.
+func TestCachedNamespaceTerminating(t *testing.T) {
+	ctx := context.Background()
+	p, kit := newPair(t, postgres.Options{})
+	p.a.Now = func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) } // tells a's marks from b's
+	namespaces := target(t, kit, "", "v1", "namespaces")
+	namespaces.Namespace = ""
+	created, err := p.a.Create(ctx, namespaces, []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"going"}}`), resource.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err := p.b.Delete(ctx, namespaces, "going", resource.DeleteOptions{})
+	if err != nil || !marked.Pending {
+		t.Fatalf("b's delete: pending %v, %v", marked.Pending, err)
+	}
+	again, err := p.a.Delete(ctx, namespaces, "going", resource.DeleteOptions{})
+	if err != nil || !again.Pending {
+		t.Fatalf("a's delete: pending %v, %v", again.Pending, err)
+	}
+	if got, want := gjson.GetBytes(again.Object, "metadata.deletionTimestamp").Str, gjson.GetBytes(marked.Object, "metadata.deletionTimestamp").Str; got != want {
+		t.Errorf("a's delete answered deletionTimestamp %q, want b's %q", got, want)
+	}
+	labelled, err := sjson.SetBytes(created.Object, "metadata.labels.by", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.a.Update(ctx, namespaces, "going", labelled, resource.WriteOptions{}); engine.ErrorCode(err) != engine.CodeConflict {
+		t.Errorf("a's update with the resourceVersion it created: %v, want Conflict", err)
+	}
+	widgets := p.widgets
+	widgets.Namespace = "going"
+	_, err = p.a.Create(ctx, widgets, []byte(strings.Replace(widgetBody, `"namespace":"ns"`, `"namespace":"going"`, 1)), resource.WriteOptions{})
+	if engine.ErrorCode(err) != engine.CodeForbidden {
+		t.Errorf("create in the terminating namespace: %v, want Forbidden", err)
+	}
+}
+
+// TestCachedEncryptedObjects: an update that starts from the cache
+// (which holds objects as read, decrypted) stores the object encrypted,
+// as one that read the database does, and the other process reads it.
+func TestCachedEncryptedObjects(t *testing.T) {
+	ctx := context.Background()
+	config, err := encryption.Parse([]byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources:
+- resources: [configmaps]
+  providers:
+  - aescbc:
+      keys:
+      - name: key1
+        secret: c2VjcmV0IGlzIHNlY3VyZSwgb3IgaXMgaXQ/IDMyYnk=
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	encrypted := postgres.Options{Encryption: func(gr engine.GroupResource) postgres.Transformer {
+		if tr := config.For(gr); tr != nil {
+			return tr
+		}
+		return nil
+	}}
+	p, kit := newPair(t, encrypted)
+	plain := kit.Peer(t, postgres.Options{}) // sees rows as stored
+	configmaps := target(t, kit, "", "v1", "configmaps")
+	created, err := p.a.Create(ctx, configmaps, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns"},"data":{"k":"first"}}`), resource.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := sjson.SetBytes(created.Object, "data.k", "second-plaintext")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.a.Update(ctx, configmaps, "c", body, resource.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.aStore.gets.Load(); n != 0 {
+		t.Errorf("the update read the database %d times: it did not start from the cache", n)
+	}
+	row, err := plain.Store.Get(ctx, engine.ObjectKey{Resource: configmaps.GroupResource(), Namespace: "ns", Name: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(row.Body), "second-plaintext") || !gjson.GetBytes(row.Body, gjson.Escape("k8s:enc")).Exists() {
+		t.Errorf("stored in plaintext: %s", row.Body)
+	}
+	read, err := p.b.Get(ctx, configmaps, "c")
+	if err != nil || gjson.GetBytes(read, "data.k").Str != "second-plaintext" {
+		t.Errorf("the other process reads %s, %v", read, err)
 	}
 }
