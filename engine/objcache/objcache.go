@@ -11,6 +11,7 @@
 package objcache
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/dynapi/dynapi/engine"
@@ -63,7 +64,7 @@ func (c *Cache) Put(o engine.Object) {
 		c.Delete(o.Key)
 		return
 	}
-	o = clone(o)
+	o = own(o)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.entries[o.Key]; ok {
@@ -121,6 +122,16 @@ func sizeOf(o engine.Object) int64 {
 	k := o.Key
 	return int64(len(o.Body) + len(o.Remainder) + len(o.StoredVersion) +
 		len(k.Resource.Group) + len(k.Resource.Resource) + len(k.Namespace) + len(k.Name) + entryOverhead)
+}
+
+// own is o as an entry keeps it: its bytes copied (see clone) and its
+// strings too, since a name may share the memory of the request it came
+// from (a view of its body), which the entry would otherwise keep whole.
+func own(o engine.Object) engine.Object {
+	k := &o.Key
+	k.Resource.Group, k.Resource.Resource = strings.Clone(k.Resource.Group), strings.Clone(k.Resource.Resource)
+	k.Namespace, k.Name, o.StoredVersion = strings.Clone(k.Namespace), strings.Clone(k.Name), strings.Clone(o.StoredVersion)
+	return clone(o)
 }
 
 // clone copies o's bytes, so that neither the cache nor its caller sees

@@ -2,8 +2,10 @@ package objcache
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/dynapi/dynapi/engine"
 )
@@ -130,3 +132,33 @@ func BenchmarkPutGet(b *testing.B) {
 		c.Get(k)
 	}
 }
+
+// TestMemoryBound puts many more objects than fit, each with a name and
+// body sharing a large buffer (as a name parsed from a request shares its
+// body), and checks the heap the cache keeps is about its bound (without a copy
+// of the name, each entry would keep its 16 KB buffer: 40 MiB and more).
+func TestMemoryBound(t *testing.T) {
+	const maxBytes = 4 << 20
+	c := New(maxBytes)
+	before := heapInUse()
+	for i := range 20_000 {
+		buf := []byte(fmt.Sprintf(`{"metadata":{"name":"w%07d"}}`, i) + strings.Repeat(" ", 16<<10))
+		o := engine.Object{Key: engine.ObjectKey{Resource: widgets, Namespace: "ns", Name: unsafeString(buf[22:30])},
+			ResourceVersion: int64(i + 1), Body: buf[:1500]}
+		c.Put(o)
+	}
+	if grown := heapInUse() - before; grown > 2*maxBytes { // the map and size classes take a share
+		t.Fatalf("a cache bounded at %d bytes holds %d bytes of heap", maxBytes, grown)
+	}
+	runtime.KeepAlive(c)
+}
+
+func heapInUse() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapInuse)
+}
+
+// unsafeString views b as a string, as a parser's view of a body does.
+func unsafeString(b []byte) string { return unsafe.String(&b[0], len(b)) }
