@@ -17,9 +17,13 @@ import (
 	"github.com/dynapi/dynapi/engine"
 )
 
-// DefaultMaxBytes bounds a Cache unless told otherwise: about 10,000
-// objects of 1.6 KB, whatever the number of objects stored.
-const DefaultMaxBytes = 16 << 20
+// DefaultMaxBytes bounds a Cache unless told otherwise: about 4,500
+// objects of 1.6 KB, whatever the number of objects stored. Each MiB of
+// entries costs a server about 3.5 MiB resident (the entries, the heap's
+// fragmentation between them and the garbage collector's headroom over
+// both): 8 MiB took dynapi-bench's server from 88-91 to 119-121 MiB, 16
+// MiB to 145-150 MiB, against a bound of 150 MiB whatever the objects.
+const DefaultMaxBytes = 8 << 20
 
 // entryOverhead is what an entry costs beyond its bytes: the map's key
 // and value (an ObjectKey and an engine.Object, about 210 bytes) and the

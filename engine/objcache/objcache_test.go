@@ -157,7 +157,7 @@ func heapInUse() int64 {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return int64(m.HeapInuse)
+	return int64(m.HeapAlloc)
 }
 
 // unsafeString views b as a string, as a parser's view of a body does.
