@@ -140,20 +140,20 @@ func BenchmarkPutGet(b *testing.B) {
 func TestMemoryBound(t *testing.T) {
 	const maxBytes = 4 << 20
 	c := New(maxBytes)
-	before := heapInUse()
+	before := heapAlloc()
 	for i := range 20_000 {
 		buf := []byte(fmt.Sprintf(`{"metadata":{"name":"w%07d"}}`, i) + strings.Repeat(" ", 16<<10))
 		o := engine.Object{Key: engine.ObjectKey{Resource: widgets, Namespace: "ns", Name: unsafeString(buf[22:30])},
 			ResourceVersion: int64(i + 1), Body: buf[:1500]}
 		c.Put(o)
 	}
-	if grown := heapInUse() - before; grown > 2*maxBytes { // the map and size classes take a share
+	if grown := heapAlloc() - before; grown > 2*maxBytes { // the map and size classes take a share
 		t.Fatalf("a cache bounded at %d bytes holds %d bytes of heap", maxBytes, grown)
 	}
 	runtime.KeepAlive(c)
 }
 
-func heapInUse() int64 {
+func heapAlloc() int64 {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
