@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynapi/dynapi/engine/connlimit"
+	"github.com/dynapi/dynapi/engine/objcache"
 	"github.com/dynapi/dynapi/engine/registry"
 	"github.com/dynapi/dynapi/engine/reload"
 	"github.com/dynapi/dynapi/engine/webhook"
@@ -49,6 +50,9 @@ type Config struct {
 	// MigrateBatch is how many objects `dynapi migrate`, and each
 	// StorageVersionMigration a server runs, read per page.
 	MigrateBatch int64
+	// WriteCacheMB bounds, in MiB, the cache of stored objects that
+	// updates, patches and deletes start from (engine/objcache); 0: none.
+	WriteCacheMB int
 	// RuntimeConfig switches API groups and versions off, as
 	// kube-apiserver's --runtime-config (see registry.ParseRuntimeConfig).
 	RuntimeConfig string
@@ -207,6 +211,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string, stdout i
 		fs.BoolVar(&c.CRDDeletionProtection, "crd-deletion-protection", false,
 			"refuse to delete a CustomResourceDefinition while objects of its kind are stored (409), as its annotation dynapi.dev/deletion-protection does"+
 				withEnv("crd-deletion-protection", "DYNAPI_CRD_DELETION_PROTECTION"))
+		fs.IntVar(&c.WriteCacheMB, "write-cache-mb", objcache.DefaultMaxBytes>>20,
+			"MiB of the objects this process last wrote or read for a write, kept so that its next update, patch or delete of one skips reading it (0: none)"+
+				withEnv("write-cache-mb", "DYNAPI_WRITE_CACHE_MB"))
 		fs.DurationVar(&c.EventRetention, "event-retention", 5*time.Minute,
 			"how long the history of writes is kept for watches and paginated lists"+withEnv("event-retention", "DYNAPI_EVENT_RETENTION"))
 		fs.DurationVar(&c.CountMetricPollPeriod, "count-metric-poll-period", time.Minute,

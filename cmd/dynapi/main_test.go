@@ -205,7 +205,7 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{DatabaseReadMaxLag: 100 * time.Millisecond, EventRetention: 5 * time.Minute, WatchBookmarkInterval: 10 * time.Second, Listen: "127.0.0.1:9999", DatabaseURL: "postgres://flag", Schemas: "/s", Conversions: "./conversions", DataDir: "./.dynapi",
-		SchemaChangePolicy: "report", GCPercent: 200, MigrateBatch: 500, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout,
+		SchemaChangePolicy: "report", GCPercent: 200, MigrateBatch: 500, WriteCacheMB: 8, MaxOpenConnections: connlimit.DefaultLimit(), FirstRequestTimeout: defaultFirstRequestTimeout,
 		CountMetricPollPeriod: time.Minute, Log: LogConfig{Format: logText, Level: slog.LevelInfo}, Bootstrap: true,
 		WebhookServiceResolver: webhook.DefaultServiceTemplate, Security: SecurityConfig{AuthorizationMode: modeAlwaysAllow,
 			OIDC: authn.OIDCOptions{UsernameClaim: "sub"}, MaxRequestsInflight: 400, MaxMutatingInflight: 200,
@@ -254,6 +254,7 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 			want: func(c Config) bool {
 				return slices.Equal(readURLs(c.DatabaseReadURLs), []string{"postgres://a", "postgres://b"}) && c.DatabaseReadMaxLag == time.Second
 			}},
+		{env: map[string]string{"DYNAPI_WRITE_CACHE_MB": "0"}, want: func(c Config) bool { return c.WriteCacheMB == 0 }},
 		{env: map[string]string{"DYNAPI_EVENT_RETENTION": "90s", "DYNAPI_PROFILING": "1"},
 			want: func(c Config) bool { return c.EventRetention == 90*time.Second && c.Profiling }},
 	}

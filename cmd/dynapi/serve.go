@@ -77,7 +77,9 @@ func (m *Main) controlPlaneConfig() (controlplane.Config, error) {
 		return controlplane.Config{}, err
 	}
 	files.Progress = logProgress(m.Config, m.Logger)
-	cfg := controlplane.Config{Service: resource.New(m.store), Logger: m.Logger, Files: files,
+	service := resource.New(m.store)
+	service.SetCacheBytes(int64(m.Config.WriteCacheMB) << 20)
+	cfg := controlplane.Config{Service: service, Logger: m.Logger, Files: files,
 		HTTP: httpapi.Options{Ready: m.store.Ping, Unavailable: postgres.IsUnavailable, Metrics: m.metrics,
 			Profiling: m.Config.Profiling, BookmarkInterval: m.Config.WatchBookmarkInterval},
 		Collect: m.store, FieldIndexes: m.store, MigrationBatch: m.Config.MigrateBatch,

@@ -186,7 +186,7 @@ func TestAdmissionStages(t *testing.T) {
 	})
 }
 
-func target(t *testing.T, kit servicetest.Kit, group, version, res string) resource.Target {
+func target(t testing.TB, kit servicetest.Kit, group, version, res string) resource.Target {
 	t.Helper()
 	r, v, ok := kit.Snapshot.Lookup(group, version, res)
 	if !ok {

@@ -18,10 +18,10 @@ const ApplyPatch = "application/apply-patch+yaml"
 // is none (not through a subresource), then writes it through the
 // pipeline. Errors: as Patch, and Conflict naming the managers of the
 // fields the patch would take without opts.Force.
-func (s *Service) applyOnce(ctx context.Context, t Target, name string, patch []byte, opts WriteOptions) (Result, error) {
+func (s *Service) applyOnce(ctx context.Context, t Target, name string, patch []byte, opts WriteOptions, st stored) (Result, error) {
 	lines := opts.YAMLDuplicates
 	opts.YAMLDuplicates = nil // reported here, after the merge, as kube's applyPatcher does
-	w, err := s.loadForUpdate(ctx, t, name, opts)
+	w, err := s.loadFrom(ctx, t, name, opts, st)
 	if engine.ErrorCode(err) == engine.CodeNotFound && t.Subresource == "" {
 		return s.applyCreate(ctx, t, name, patch, opts, lines)
 	}

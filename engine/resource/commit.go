@@ -97,7 +97,7 @@ func (s *Service) storeNew(ctx context.Context, w *Write) (engine.Object, error)
 	if err != nil {
 		return engine.Object{}, err
 	}
-	return s.storage.Create(ctx, stored)
+	return s.createStored(ctx, stored)
 }
 
 // renameGenerated gives w a new name from its generateName. The new name
@@ -125,14 +125,17 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 		return err
 	}
 	w.result.object = w.Object
-	if w.Options.DryRun || unchanged {
+	if w.Options.DryRun {
 		return nil
+	}
+	if unchanged {
+		return s.verify(ctx, w)
 	}
 	stored, err := toStorage(s.converter(ctx), w.Target, w.Name, w.Object, w.stored.ResourceVersion, w.oldHub)
 	if err != nil {
 		return err
 	}
-	updated, err := s.storage.Update(ctx, stored)
+	updated, err := s.updateStored(ctx, stored)
 	if err != nil {
 		return err
 	}
@@ -141,7 +144,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 		w.result.object, err = s.answer(ctx, w, updated)
 		return err
 	}
-	last, err := s.storage.Delete(ctx, updated.Key, updated.ResourceVersion)
+	last, err := s.deleteStored(ctx, updated.Key, updated.ResourceVersion)
 	if err != nil {
 		return err
 	}
@@ -179,7 +182,7 @@ func (s *Service) commitDelete(ctx context.Context, w *Write) (engine.Object, er
 func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object, error) {
 	marked := gjson.GetBytes(w.stored.Body, "metadata.deletionTimestamp").Exists()
 	if !w.pending {
-		last, err := s.storage.Delete(ctx, w.stored.Key, w.stored.ResourceVersion)
+		last, err := s.deleteStored(ctx, w.stored.Key, w.stored.ResourceVersion)
 		if err != nil {
 			return last, err
 		}
@@ -189,7 +192,7 @@ func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object
 		return last, nil
 	}
 	if marked && string(w.Object) == string(w.stored.Body) {
-		return w.stored, nil // deleting it again answers it as it is
+		return w.stored, s.verify(ctx, w) // deleting it again answers it as it is
 	}
 	o := w.stored
 	o.Body = w.Object
@@ -200,5 +203,5 @@ func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object
 		}
 		o.Body = body
 	}
-	return s.storage.Update(ctx, o)
+	return s.updateStored(ctx, o)
 }

@@ -3,6 +3,7 @@ package resource
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/tidwall/gjson"
 
@@ -50,13 +51,21 @@ const maxConflictRetries = 5
 // Delete deletes one object, or marks it for deletion while its strategy
 // keeps it (finalizers; a namespace while it is emptied).
 // Errors: NotFound, Conflict (a precondition failed), Forbidden.
+//
+// The first try starts from the cached object unless a resourceVersion
+// precondition names another (see guarded); a try after a conflict
+// starts from the database's.
 func (s *Service) Delete(ctx context.Context, t Target, name string, opts DeleteOptions) (DeleteResult, error) {
+	accept := func(o engine.Object) bool {
+		return opts.PreconditionResourceVersion == "" || opts.PreconditionResourceVersion == strconv.FormatInt(o.ResourceVersion, 10)
+	}
 	for attempt := 0; ; attempt++ {
-		old, err := s.storage.Get(ctx, t.key(name))
-		if err != nil {
-			return DeleteResult{}, err
-		}
-		res, err := s.deleteOne(ctx, t, old, opts)
+		res, err := guarded(s, ctx, t.key(name), attempt == 0 && !opts.DryRun, accept, func(st stored) (DeleteResult, error) {
+			if st.err != nil {
+				return DeleteResult{}, st.err
+			}
+			return s.deleteOne(ctx, t, st.obj, st.cached, opts)
+		})
 		if engine.ErrorCode(err) == engine.CodeConflict && opts.PreconditionResourceVersion == "" && attempt < maxConflictRetries {
 			continue
 		}
@@ -64,9 +73,10 @@ func (s *Service) Delete(ctx context.Context, t Target, name string, opts Delete
 	}
 }
 
-// deleteOne runs the pipeline's delete over a stored object.
-func (s *Service) deleteOne(ctx context.Context, t Target, old engine.Object, opts DeleteOptions) (DeleteResult, error) {
-	w := &Write{Target: t, Operation: DeleteOperation, Name: old.Key.Name, Object: old.Body, stored: old, delete: opts}
+// deleteOne runs the pipeline's delete over a stored object (cached: the
+// cache's entry, see Write.cached).
+func (s *Service) deleteOne(ctx context.Context, t Target, old engine.Object, cached bool, opts DeleteOptions) (DeleteResult, error) {
+	w := &Write{Target: t, Operation: DeleteOperation, Name: old.Key.Name, Object: old.Body, stored: old, cached: cached, delete: opts}
 	res, err := s.run(ctx, w)
 	if err != nil {
 		return DeleteResult{}, err
@@ -131,7 +141,7 @@ func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.List
 	}
 	out := make([][]byte, 0, len(matched))
 	for _, o := range matched {
-		res, err := s.deleteOne(ctx, t, o, opts)
+		res, err := s.deleteOne(ctx, t, o, false, opts)
 		if code := engine.ErrorCode(err); code == engine.CodeNotFound || code == engine.CodeConflict {
 			continue // deleted or changed by someone else since the list
 		}

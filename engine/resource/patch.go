@@ -53,7 +53,7 @@ func PatchTypes(t Target) []string {
 // Errors: UnsupportedMediaType, BadRequest, Invalid, NotFound, Conflict.
 func (s *Service) Patch(ctx context.Context, t Target, name, patchType string, body []byte, opts WriteOptions) (Result, error) {
 	for attempt := 0; ; attempt++ {
-		res, err := s.patchOnce(ctx, t, name, patchType, body, opts)
+		res, err := s.patchOnce(ctx, t, name, patchType, body, opts, attempt == 0)
 		// An apply conflict between managers (it has causes) stays one.
 		var e *engine.Error
 		if engine.ErrorCode(err) != engine.CodeConflict || attempt >= maxConflictRetries || errors.As(err, &e) && len(e.Causes) > 0 {
@@ -62,14 +62,30 @@ func (s *Service) Patch(ctx context.Context, t Target, name, patchType string, b
 	}
 }
 
-func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType string, body []byte, opts WriteOptions) (Result, error) {
-	if patchType == ApplyPatch && t.Resource.Fields != nil {
-		return s.applyOnce(ctx, t, name, body, opts)
-	}
-	w, err := s.loadForUpdate(ctx, t, name, opts)
-	if err != nil {
+// patchOnce applies the patch once: over the cached object on the first
+// try (useCache; see guarded), over the database's after a conflict.
+func (s *Service) patchOnce(ctx context.Context, t Target, name, patchType string, body []byte, opts WriteOptions, useCache bool) (Result, error) {
+	if err := s.checkSubresource(t, name); err != nil {
 		return Result{}, err
 	}
+	if patchType == ApplyPatch && t.Resource.Fields != nil {
+		return guarded(s, ctx, t.key(name), useCache && !opts.DryRun, nil, func(st stored) (Result, error) {
+			return s.applyOnce(ctx, t, name, body, opts, st)
+		})
+	}
+	return guarded(s, ctx, t.key(name), useCache && !opts.DryRun, nil, func(st stored) (Result, error) {
+		w, err := s.loadFrom(ctx, t, name, opts, st)
+		if err != nil {
+			return Result{}, err
+		}
+		return s.patchOver(ctx, w, patchType, body)
+	})
+}
+
+// patchOver applies the patch to the object w loaded and writes the result.
+func (s *Service) patchOver(ctx context.Context, w *Write, patchType string, body []byte) (Result, error) {
+	t := w.Target
+	var err error
 	switch patchType {
 	case MergePatch:
 		// The merge keeps the last of duplicate keys; kube-apiserver reports the others.

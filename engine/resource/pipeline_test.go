@@ -67,7 +67,9 @@ func newPipeline(t *testing.T, st Strategy) *pipeline {
 	// A create drops the status: set it as a /status write would.
 	obj, _ := store.Get(context.Background(), p.target.key("g"))
 	obj.Body = []byte(strings.Replace(string(obj.Body), `"spec"`, `"status":{"phase":"Ready"},"spec"`, 1))
-	store.objects[obj.Key] = obj
+	if _, err := store.put(obj); err != nil { // a write of its own, as another process's would be
+		t.Fatal(err)
+	}
 	store.writes = 0
 	if st != nil {
 		service.Register(gadgets, st)
@@ -298,7 +300,10 @@ func TestPipelineDelete(t *testing.T) {
 			if tt.finalizers {
 				o := p.store.objects[p.target.key("g")]
 				o.Body = []byte(strings.Replace(string(o.Body), `"metadata":{`, `"metadata":{"finalizers":["x/y"],`, 1))
-				p.store.objects[o.Key] = o
+				if _, err := p.store.put(o); err != nil { // as another process would write it
+					t.Fatal(err)
+				}
+				p.store.writes = 0
 			}
 			res, err := p.service.Delete(context.Background(), p.target, "g", tt.opts)
 			want(t, err, tt.code)

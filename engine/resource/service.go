@@ -13,6 +13,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/admission"
 	"github.com/dynapi/dynapi/engine/meta"
+	"github.com/dynapi/dynapi/engine/objcache"
 	"github.com/dynapi/dynapi/engine/registry"
 )
 
@@ -34,6 +35,7 @@ type Service struct {
 	ConversionWebhooks WebhookConverter
 
 	strategies map[engine.GroupResource]Strategy
+	cache      *objcache.Cache  // nil: none (see SetCacheBytes)
 	admission  *admission.Chain // nil: none (see SetAdmission)
 	onRemove   []func(engine.ObjectKey)
 	onDelete   []func(engine.ObjectKey)
@@ -41,9 +43,11 @@ type Service struct {
 	guards     []CreateGuard
 }
 
-// New returns a Service over store with the wall clock.
+// New returns a Service over store with the wall clock and a cache of
+// stored objects of objcache.DefaultMaxBytes (see SetCacheBytes).
 func New(store engine.Store) *Service {
-	return &Service{storage: store, Now: time.Now, GenerateName: meta.GenerateName, strategies: map[engine.GroupResource]Strategy{}}
+	return &Service{storage: store, Now: time.Now, GenerateName: meta.GenerateName, strategies: map[engine.GroupResource]Strategy{},
+		cache: objcache.New(objcache.DefaultMaxBytes)}
 }
 
 // ListStored streams the stored objects opts selects to each, as stored

@@ -22,14 +22,24 @@ import (
 // the strategy allows unconditional updates.
 // Errors: BadRequest, Invalid, NotFound (also for a subresource not
 // served), Conflict.
+//
+// It starts from the cached object when the body's resourceVersion is
+// the cached one's (or the body has none): see guarded.
 func (s *Service) Update(ctx context.Context, t Target, name string, body []byte, opts WriteOptions) (Result, error) {
-	w, err := s.loadForUpdate(ctx, t, name, opts)
-	if err != nil {
+	if err := s.checkSubresource(t, name); err != nil {
 		return Result{}, err
 	}
-	w.Object = body
-	res, err := s.run(ctx, w)
-	return Result{Object: res.object, Warnings: w.Warnings}, err
+	rv := gjson.GetBytes(body, "metadata.resourceVersion").Str
+	accept := func(o engine.Object) bool { return rv == "" || rv == strconv.FormatInt(o.ResourceVersion, 10) }
+	return guarded(s, ctx, t.key(name), !opts.DryRun, accept, func(st stored) (Result, error) {
+		w, err := s.loadFrom(ctx, t, name, opts, st)
+		if err != nil {
+			return Result{}, err
+		}
+		w.Object = body
+		res, err := s.run(ctx, w)
+		return Result{Object: res.object, Warnings: w.Warnings}, err
+	})
 }
 
 // loadForUpdate reads the object an update replaces and converts it to the
@@ -38,12 +48,19 @@ func (s *Service) loadForUpdate(ctx context.Context, t Target, name string, opts
 	if err := s.checkSubresource(t, name); err != nil {
 		return nil, err
 	}
-	stored, err := s.storage.Get(ctx, t.key(name))
-	if err != nil {
-		return nil, err
+	return s.loadFrom(ctx, t, name, opts, s.load(ctx, t.key(name)))
+}
+
+// loadFrom converts the object an update replaces, st, to the target's
+// version, once for the whole write. Errors: st's.
+func (s *Service) loadFrom(ctx context.Context, t Target, name string, opts WriteOptions, st stored) (*Write, error) {
+	if st.err != nil {
+		return nil, st.err
 	}
-	w := &Write{Target: t, Operation: UpdateOperation, Name: name, Options: opts, stored: stored}
+	stored := st.obj
+	w := &Write{Target: t, Operation: UpdateOperation, Name: name, Options: opts, stored: stored, cached: st.cached}
 	c := s.converter(ctx)
+	var err error
 	if w.oldHub, w.oldDefaulted, err = storedToHub(c, t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
 		return nil, err
 	}

@@ -53,7 +53,11 @@ type Write struct {
 	strategy Strategy
 	ctx      context.Context
 	stored   engine.Object // the row Old was read from (on delete: Object's)
-	oldHub   []byte        // Old in the hub version: what toStorage needs of it
+	// cached says stored is the cache's entry, possibly not the latest:
+	// the store's write is conditioned on its resourceVersion, and a
+	// write that would store nothing must look again (errUnverified).
+	cached bool
+	oldHub []byte // Old in the hub version: what toStorage needs of it
 	// oldDefaulted says Old has defaults the stored row lacks: an update
 	// that changes nothing else still writes them, as kube-apiserver's
 	// comparison with the stored bytes does.

@@ -23,6 +23,7 @@ type Kit struct {
 	Store    *postgres.Store
 	Service  *resource.Service
 	Snapshot *registry.Snapshot
+	url      string // of the database, for Peer
 }
 
 // Load hands out the shipped definitions: Kit is the snapshot source the
@@ -40,22 +41,40 @@ func Open(tb testing.TB, namespaces ...string) Kit {
 func OpenWithOptions(tb testing.TB, opts postgres.Options, namespaces ...string) Kit {
 	tb.Helper()
 	ctx := context.Background()
-	db, err := postgres.OpenWithOptions(ctx, pgtest.Open(tb), opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(db.Close)
+	url := pgtest.Open(tb)
+	db := openStore(tb, url, opts)
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	snap, problems := registry.Load(os.DirFS(filepath.Join(root, "schemas")), os.DirFS(filepath.Join(root, "conversions")))
 	if len(problems) > 0 {
 		tb.Fatal(problems)
 	}
-	k := Kit{Store: db, Service: resource.New(db), Snapshot: snap}
+	k := Kit{Store: db, Service: resource.New(db), Snapshot: snap, url: url}
 	for _, ns := range namespaces {
 		if err := namespace.Ensure(ctx, k.Service, snap, ns); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	return k
+}
+
+// Peer opens a Kit on k's database as a second process serving the same
+// data would be: its own store with opts (its own connections and
+// poller), its own Service (its own cache of stored objects), k's
+// definitions.
+func (k Kit) Peer(tb testing.TB, opts postgres.Options) Kit {
+	tb.Helper()
+	db := openStore(tb, k.url, opts)
+	return Kit{Store: db, Service: resource.New(db), Snapshot: k.Snapshot, url: k.url}
+}
+
+// openStore opens a store on url, closed when tb ends.
+func openStore(tb testing.TB, url string, opts postgres.Options) *postgres.Store {
+	tb.Helper()
+	db, err := postgres.OpenWithOptions(context.Background(), url, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(db.Close)
+	return db
 }
