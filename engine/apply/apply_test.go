@@ -144,6 +144,7 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 		{"added field in status, plain schema", plain, []byte(strings.Replace(string(obj("1", "red", `,"tags":["x"]`)), `}}`, `},"status":{}}`, 1)), "", "alice", false},
 		{"managedFields sent as read", testKind(), obj("2", "red", `,"tags":["x"]`), "live", "alice", true},
 		{"managedFields sent changed", testKind(), obj("2", "red", `,"tags":["x"]`), "[]", "alice", false},
+		{"managedFields sent as read, keys in another order", testKind(), obj("2", "red", `,"tags":["x"]`), "reordered", "alice", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +153,15 @@ func TestFastUpdateMatchesFieldManager(t *testing.T) {
 			switch tt.sent {
 			case "live":
 				sent = []byte(gjson.GetBytes(live, "metadata.managedFields").Raw)
+			case "reordered": // as client-go or jsonb would give them back
+				var entries []string
+				for _, e := range gjson.GetBytes(live, "metadata.managedFields").Array() {
+					entries = append(entries, reorder(e.Raw))
+				}
+				sent = []byte("[" + strings.Join(entries, ",") + "]")
+				if string(sent) == gjson.GetBytes(live, "metadata.managedFields").Raw {
+					t.Fatal("reordered managedFields are the same bytes")
+				}
 			case "":
 			default:
 				sent = []byte(tt.sent)

@@ -1,7 +1,6 @@
 package apply
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"time"
@@ -39,7 +38,9 @@ func (k *Kind) fastUpdate(version, apiVersion, subresource string, live, liveFie
 	// without allocating at each level.
 	d.Complete = d.object(gjson.Parse(jsonscan.View(live)), gjson.Parse(jsonscan.View(obj)), make([]string, 0, 16))
 	list := gjson.Parse(jsonscan.View(liveFields))
-	if !d.Complete || !list.IsArray() || subresource == "" && sent != nil && !bytes.Equal(sent, liveFields) {
+	// Sent as read, in any key order: client-go re-encodes managedFields
+	// in its structs' order, PostgreSQL's jsonb keeps its own.
+	if !d.Complete || !list.IsArray() || subresource == "" && sent != nil && !jsoneq.Equal(sent, liveFields) {
 		return nil, false, d.Diff
 	}
 	if len(d.Changed) == 0 && len(d.Added) == 0 {
