@@ -87,7 +87,7 @@ func (b *bench) phases(ctx context.Context) {
 		run  func(context.Context)
 	}{
 		{"create", b.create}, {"get", b.get}, {"list", b.list}, {"select", b.selectLabels},
-		{"update", b.update}, {"watch", b.watch}, {"memory", b.memory}, {"delete", b.delete},
+		{"update", b.update}, {"patch", b.patch}, {"watch", b.watch}, {"memory", b.memory}, {"delete", b.delete},
 	}
 	for _, s := range steps {
 		if ctx.Err() != nil {

@@ -14,7 +14,7 @@ import (
 // allPhases are the phases in the order they run. create always runs: every
 // other phase works on the objects it makes. raw is the PostgreSQL baseline
 // run after each phase that has one.
-var allPhases = []string{"create", "get", "list", "select", "update", "watch", "delete", "raw"}
+var allPhases = []string{"create", "get", "list", "select", "update", "patch", "watch", "delete", "raw"}
 
 // kindsPhase measures many definitions (see kinds.go); it runs only when
 // named, after the others, and alone it needs no create.

@@ -50,10 +50,10 @@ func TestRun(t *testing.T) {
 	want := map[string]int{ // phase: operations; a baseline where noted below
 		"create": objects, "get": objects, "list all": listRepeats, "list all metadata-only": listRepeats, "list paged (limit=500)": pagedRepeats,
 		"list paged, each page (limit=500)": pagedRepeats, // one page each
-		"list selector 1%":                  selectRepeats, "list selector 0.1%": selectRepeats, "update (PUT)": objects, "patch (watch writes)": 50,
+		"list selector 1%":                  selectRepeats, "list selector 0.1%": selectRepeats, "update (PUT)": objects, "merge patch": objects, "patch (watch writes)": 50,
 		"watch A→A": 50, "watch A→B": 50, "delete": objects,
 	}
-	withRaw := map[string]bool{"create": true, "get": true, "list all": true, "list selector 1%": true, "list selector 0.1%": true, "update (PUT)": true, "delete": true}
+	withRaw := map[string]bool{"create": true, "get": true, "list all": true, "list selector 1%": true, "list selector 0.1%": true, "update (PUT)": true, "merge patch": true, "delete": true}
 	for _, p := range got.Phases {
 		if p.Ops != want[p.Phase] || p.Errors != 0 || (p.Raw != nil) != withRaw[p.Phase] {
 			t.Errorf("phase %q: %d ops, %d errors, baseline %v", p.Phase, p.Ops, p.Errors, p.Raw != nil)

@@ -65,6 +65,28 @@ func (b *bench) update(ctx context.Context) {
 	b.add("update (PUT)", c, m, raw)
 }
 
+// patch merge-patches every object's spec.size, as kubectl patch and
+// controllers change one field, with no resourceVersion (the server reads
+// the object and retries on a conflict); the baseline UPDATEs the same
+// rows with the bodies the patches make.
+func (b *bench) patch(ctx context.Context) {
+	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
+	fmt.Fprintf(b.progress, "patch: %d objects with %d clients (merge patch)\n", n, c)
+	patch := fmt.Appendf(nil, `{"spec":{"size":%d}}`, gjson.GetBytes(w.body(0, 2, ""), "spec.size").Int())
+	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
+		out, err := b.load().do(ctx, http.MethodPatch, w.path(i), "application/merge-patch+json", patch, http.StatusOK)
+		if err != nil {
+			return err
+		}
+		b.rvs[i] = gjson.GetBytes(out, "metadata.resourceVersion").String()
+		return nil
+	}))
+	raw := b.baseline(ctx, c, n, timed(func(ctx context.Context, i int) error {
+		return b.raw.Update(ctx, w.name(i), w.body(i, 2, ""))
+	}))
+	b.add("merge patch", c, m, raw)
+}
+
 // delete DELETEs every object; the baseline DELETEs the same rows.
 func (b *bench) delete(ctx context.Context) {
 	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
