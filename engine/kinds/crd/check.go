@@ -122,10 +122,13 @@ func (s Strategy) Validate(w *resource.Write) ([]engine.FieldError, []string) {
 	if w.Target.Subresource == "status" {
 		return nil, nil
 	}
-	causes, warnings := Check(w.Object)
+	var snap *registry.Snapshot
+	if s.Snapshots != nil {
+		snap = s.Snapshots.Load()
+	}
+	causes, warnings := check(w.Context(), snap, w.Object)
 	causes = append(causes, checkConversion(w.Object, w.Old)...)
-	if s.Snapshots != nil && len(causes) == 0 {
-		snap := s.Snapshots.Load()
+	if snap != nil && len(causes) == 0 {
 		causes = append(refuseDiffering(snap, w.Object), checkPublished(snap, w.Object, w.Old)...)
 		causes = append(causes, refuseRepublish(snap, w.Object, w.Old)...)
 	}

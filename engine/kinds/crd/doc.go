@@ -33,7 +33,8 @@
 //
 // A server's Controller also publishes a definition for each kind a
 // definition file serves, read-only through the API, so that every served
-// kind has one (see publish.go, readonly.go). Processes whose files differ
+// kind has one (see publish.go, readonly.go), created with its status and
+// not loaded again to be checked (see ownwrite.go). Processes whose files differ
 // (a rolling deploy) must not contend over them, so each process follows
 // its own files only: it publishes a kind (create or overwrite, the last
 // writer wins) when its own snapshot of that kind changes (start, reload),

@@ -1,8 +1,6 @@
 package crd
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 
 	"github.com/tidwall/gjson"
@@ -24,10 +22,8 @@ const HashAnnotation = "dynapi.dev/definition-sha256"
 // declares it, annotated with its file and the hash of its spec, which it
 // returns too.
 func fileDefinition(r *registry.Resource) (obj []byte, hash string) {
-	spec := fileSpec(r)
-	sum := sha256.Sum256(spec)
-	hash = hex.EncodeToString(sum[:])
-	annotations := map[string]string{FileAnnotation: r.File, HashAnnotation: hash}
+	d := derived(r)
+	annotations := map[string]string{FileAnnotation: r.File, HashAnnotation: d.hash}
 	if protectedGroup(r.Group) {
 		// Definition files need no approval (they are the operator's own);
 		// their CRD is let through kube's check as an unapproved one.
@@ -36,9 +32,9 @@ func fileDefinition(r *registry.Resource) (obj []byte, hash string) {
 	obj, _ = json.Marshal(map[string]any{ // maps of plain values always marshal
 		"apiVersion": GroupResource.Group + "/" + version, "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": r.Plural + "." + r.Group, "annotations": annotations},
-		"spec":     json.RawMessage(spec),
+		"spec":     json.RawMessage(d.spec),
 	})
-	return obj, hash
+	return obj, d.hash
 }
 
 // fileSpec is the spec of r's CustomResourceDefinition. json.Marshal

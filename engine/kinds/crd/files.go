@@ -30,8 +30,13 @@ func fileKind(snap *registry.Snapshot, obj []byte) (*registry.Resource, bool) {
 		return nil, false
 	}
 	spec := gjson.GetBytes(obj, "spec")
+	return fileKindOf(snap, engine.GroupResource{Group: spec.Get("group").Str, Resource: spec.Get("names.plural").Str})
+}
+
+// fileKindOf is fileKind by the definition's group and plural.
+func fileKindOf(snap *registry.Snapshot, gr engine.GroupResource) (*registry.Resource, bool) {
 	// Why by key: servable asks about every definition at each hand.
-	r, ok := snap.Resource(engine.GroupResource{Group: spec.Get("group").Str, Resource: spec.Get("names.plural").Str})
+	r, ok := snap.Resource(gr)
 	if !ok || registry.IsAPIFile(r.File) || registry.IsBuiltinFile(r.File) {
 		return nil, false
 	}
@@ -42,6 +47,15 @@ func fileKind(snap *registry.Snapshot, obj []byte) (*registry.Resource, bool) {
 // file's resource r: nothing when it matches. A definition the registry
 // refuses on its own differs in nothing here (Check reports it).
 func differences(r *registry.Resource, obj []byte) []string {
+	if isDerived(r, obj) {
+		return nil
+	}
+	return loadedDifferences(r, obj)
+}
+
+// loadedDifferences is differences, found by loading obj: what isDerived
+// shortcuts.
+func loadedDifferences(r *registry.Resource, obj []byte) []string {
 	snap, _ := loadAlone(obj)
 	if snap == nil || len(snap.Resources()) != 1 {
 		return nil
@@ -89,14 +103,22 @@ func refuseDiffering(snap *registry.Snapshot, obj []byte) []engine.FieldError {
 		nameOf(obj), r.File, r.GroupResource(), strings.Join(diff, "; "))}}
 }
 
-// servedByFile returns the file resource that serves the definition obj
-// when obj matches it.
-func servedByFile(snap *registry.Snapshot, obj []byte) (*registry.Resource, bool) {
-	r, ok := fileKind(snap, obj)
-	if !ok || len(differences(r, obj)) > 0 {
+// servedByFile returns the file resource that serves the definition d
+// when d matches it. What d's spec was found to be against a resource is
+// kept with d: a hand asks about every definition, and a status write
+// changes no spec.
+func servedByFile(snap *registry.Snapshot, d *definition) (*registry.Resource, bool) {
+	if snap == nil {
 		return nil, false
 	}
-	return r, true
+	r, ok := fileKindOf(snap, engine.GroupResource{Group: d.group, Resource: d.names.Plural})
+	if !ok {
+		return nil, false
+	}
+	if d.comparedWith != r {
+		d.comparedWith, d.matches = r, len(differences(r, d.obj)) == 0
+	}
+	return r, d.matches
 }
 
 // definitionFile is the type of the condition of a definition that a

@@ -36,7 +36,7 @@ func TestDifferencesFromAFile(t *testing.T) {
 			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 				t.Fatalf("differences = %q, want %q", got, tt.want)
 			}
-			if _, served := servedByFile(snap, obj); served != (tt.want == "") {
+			if _, served := servedByFile(snap, new(Controller).definitionOf(obj)); served != (tt.want == "") {
 				t.Fatalf("servedByFile = %t", served)
 			}
 		})

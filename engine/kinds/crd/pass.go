@@ -28,6 +28,11 @@ type definition struct {
 	old     *status
 	oldJSON string
 	stored  []string // the storedVersions the status must hold
+	// whether the spec matches the file resource comparedWith (see
+	// servedByFile), kept from the previous version of the object while
+	// its spec is the same
+	comparedWith *registry.Resource
+	matches      bool
 }
 
 // written returns what the object's status holds, its JSON, and the
@@ -48,12 +53,16 @@ func (c *Controller) definitionOf(obj []byte) *definition {
 
 // definitionNamed is definitionOf when the name is known.
 func (c *Controller) definitionNamed(name string, obj []byte) *definition {
-	if d, ok := c.parsed[name]; ok && sameBytes(d.obj, obj) {
-		return d
+	was, ok := c.parsed[name]
+	if ok && sameBytes(was.obj, obj) {
+		return was
 	}
 	d := &definition{obj: obj, name: name, group: gjson.GetBytes(obj, "spec.group").Str,
 		created: gjson.GetBytes(obj, "metadata.creationTimestamp").Str, names: readNames(obj),
 		spec: specHash(obj)}
+	if ok && was.spec == d.spec {
+		d.comparedWith, d.matches = was.comparedWith, was.matches
+	}
 	if c.parsed == nil {
 		c.parsed = map[string]*definition{}
 	}

@@ -37,7 +37,7 @@ func (c *Controller) servable() map[string][]byte {
 		// One that matches a definition file is served by the file; one
 		// published for a file is never served through the API, not even
 		// once its file is gone (its kind is then unserved).
-		if _, byFile := servedByFile(snap, obj); !c.blocked[name] && !byFile && annotatedFile(obj) == "" {
+		if _, byFile := servedByFile(snap, c.definitionNamed(name, obj)); !c.blocked[name] && !byFile && annotatedFile(obj) == "" {
 			defs[name] = obj
 		}
 	}

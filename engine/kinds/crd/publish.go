@@ -146,10 +146,14 @@ func (c *Controller) write(ctx context.Context, t resource.Target, name string, 
 // writeOver is one attempt of write over obj, the stored definition
 // (stored is false when there is none).
 func (c *Controller) writeOver(ctx context.Context, t resource.Target, obj []byte, stored bool, def []byte, pub publication) (resource.Result, error) {
-	opts := resource.WriteOptions{FieldManager: publisher}
+	ctx, opts := publishing(ctx), resource.WriteOptions{FieldManager: publisher}
 	switch {
 	case !stored:
-		return c.service.Create(ctx, t, def, opts)
+		body, err := c.withStatus(def, pub.res)
+		if err != nil {
+			return resource.Result{}, err
+		}
+		return c.service.Create(ctx, t, body, opts)
 	case annotatedFile(obj) == pub.file && annotatedHash(obj) == pub.hash:
 		return resource.Result{}, nil
 	case gjson.GetBytes(obj, "metadata.deletionTimestamp").Exists():
@@ -160,6 +164,17 @@ func (c *Controller) writeOver(ctx context.Context, t resource.Target, obj []byt
 		return resource.Result{}, err
 	}
 	return c.service.Update(ctx, t, nameOf(obj), body, opts)
+}
+
+// withStatus returns the new definition def of the file resource r with
+// the status the controller would write next (see ownwrite.go).
+func (c *Controller) withStatus(def []byte, r *registry.Resource) ([]byte, error) {
+	st, _ := c.fileStatus(&definition{obj: def}, r)
+	out, err := sjson.SetRawBytes(def, "status", []byte(st.json()))
+	if err != nil {
+		return nil, fmt.Errorf("set status: %w", err)
+	}
+	return out, nil
 }
 
 // overwrite returns the stored definition obj with the spec and the

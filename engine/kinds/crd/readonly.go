@@ -47,7 +47,7 @@ func checkPublished(snap *registry.Snapshot, obj, old []byte) []engine.FieldErro
 		want = r.File
 	}
 	if served && annotatedHash(obj) != wantHash {
-		_, wantHash = fileDefinition(r)
+		wantHash = derived(r).hash
 	}
 	var causes []engine.FieldError
 	if got != want && (got != "" || was != "") {

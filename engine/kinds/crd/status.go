@@ -42,7 +42,7 @@ var (
 func (c *Controller) statusOf(obj []byte, snap *registry.Snapshot, problems []registry.Problem) (s status, changed bool) {
 	p := c.passOf(snap, problems)
 	d := c.definitionOf(obj)
-	if r, ok := servedByFile(snap, obj); ok {
+	if r, ok := servedByFile(snap, d); ok {
 		return c.fileStatus(d, r)
 	}
 	name, n := d.name, d.names
