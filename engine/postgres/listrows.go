@@ -55,8 +55,10 @@ type merger struct {
 	rows    pgx.Rows
 	changed []engine.Object
 	all     bool // keys order by resource last
-	row     *engine.Object
+	row     engine.Object
+	hasRow  bool  // row is read and not passed on yet
 	sent    int64 // objects passed to each
+	names   rowNames
 }
 
 // stream calls each for the merged objects up to limit (0: no limit), and
@@ -84,20 +86,20 @@ func (m *merger) stream(limit, rv int64, each func(engine.Object) error) (engine
 
 // next returns the next object in key order; false at the end.
 func (m *merger) next() (engine.Object, bool, error) {
-	if m.row == nil && m.rows.Next() {
-		obj, err := scanObject(m.rows)
+	if !m.hasRow && m.rows.Next() {
+		obj, err := m.names.scan(m.rows)
 		if err != nil {
 			return engine.Object{}, false, err
 		}
-		m.row = &obj
+		m.row, m.hasRow = obj, true
 	}
 	if err := m.rows.Err(); err != nil {
 		return engine.Object{}, false, fmt.Errorf("list objects: %w", err)
 	}
 	var obj engine.Object
 	switch {
-	case m.row != nil && (len(m.changed) == 0 || keyLess(m.row.Key, m.changed[0].Key, m.all)):
-		obj, m.row = *m.row, nil
+	case m.hasRow && (len(m.changed) == 0 || keyLess(m.row.Key, m.changed[0].Key, m.all)):
+		obj, m.hasRow = m.row, false
 	case len(m.changed) > 0:
 		obj, m.changed = m.changed[0], m.changed[1:]
 	default:
@@ -118,18 +120,47 @@ func keyLess(a, b engine.ObjectKey, all bool) bool {
 	return resourceColumn(a.Resource) < resourceColumn(b.Resource)
 }
 
-// scanObject reads one row of unchangedSQL. The body and remainder are
+// scanObject reads one row of unchangedSQL.
+func scanObject(rows pgx.Rows) (engine.Object, error) {
+	var names rowNames
+	return names.scan(rows)
+}
+
+// rowNames are the resource, namespace and stored version of the last row
+// scanned: the next rows of a list mostly share them, and share their
+// strings too, instead of allocating three per row.
+type rowNames struct {
+	resource  engine.GroupResource
+	column    string // resource's column
+	namespace string
+	stored    string
+}
+
+// scan reads one row of unchangedSQL. The body and remainder are
 // compacted straight from pgx's read buffer (valid until the next row),
 // not from a copy of it.
-func scanObject(rows pgx.Rows) (engine.Object, error) {
+func (n *rowNames) scan(rows pgx.Rows) (engine.Object, error) {
 	var obj engine.Object
-	var resource string
-	var body, remainder pgtype.DriverBytes
-	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &body, &remainder)
+	var resource, namespace, stored, body, remainder pgtype.DriverBytes
+	err := rows.Scan(&resource, &namespace, &obj.Key.Name, &obj.ResourceVersion, &stored, &body, &remainder)
 	if err != nil {
 		return engine.Object{}, fmt.Errorf("scan object: %w", err)
 	}
-	obj.Key.Resource = parseResource(resource)
+	if string(resource) != n.column {
+		n.column = string(resource)
+		n.resource = parseResource(n.column)
+	}
+	n.namespace = reuse(n.namespace, namespace)
+	n.stored = reuse(n.stored, stored)
+	obj.Key.Resource, obj.Key.Namespace, obj.StoredVersion = n.resource, n.namespace, n.stored
 	obj.Body, obj.Remainder = fromJSONB(body), remainderFromJSONB(remainder)
 	return obj, nil
+}
+
+// reuse returns last when b spells it, else b as a new string.
+func reuse(last string, b []byte) string {
+	if string(b) == last {
+		return last
+	}
+	return string(b)
 }
