@@ -73,17 +73,20 @@ func benchWidgets(b *testing.B, n int) string {
 	return srv.URL
 }
 
-// copyWidgets copies w0's row as w1...w<{n}-1>, with their events.
+// copyWidgets copies w0's row as w1...w<{n}-1>, with their events. The
+// copies differ from w0 where no default lies: they keep its defaults
+// stamp, as the same creates through the API would have it.
 const copyWidgets = `
 WITH w0 AS (SELECT * FROM objects WHERE resource = 'widgets.shop.example.com' AND name = 'w0'),
 g AS (SELECT i, 'w' || i AS name, nextval('resource_version') AS rv, gen_random_uuid() AS uid,
 	jsonb_build_object('app', 'dynapi-bench', 'bucket', (i % 100)::text, 'shard', (i % 1000)::text) AS labels
 	FROM generate_series(1, {n} - 1) i),
 copies AS (
-	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels, remainder)
+	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels, remainder, defaults_stamp)
 	SELECT w0.resource, w0.namespace, g.name, g.uid, g.rv, w0.stored_version,
 		with_resource_version(jsonb_set(jsonb_set(jsonb_set(w0.body, '{metadata,name}', to_jsonb(g.name)),
-			'{metadata,uid}', to_jsonb(g.uid::text)), '{metadata,labels}', g.labels), g.rv), g.labels, w0.remainder
+			'{metadata,uid}', to_jsonb(g.uid::text)), '{metadata,labels}', g.labels), g.rv), g.labels, w0.remainder,
+		w0.defaults_stamp
 	FROM w0, g
 	RETURNING resource_version, resource, namespace, name, body, stored_version)
 INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version)

@@ -23,8 +23,9 @@ func readChanged(ctx context.Context, tx pgx.Tx, plan listPlan, first int64) (li
 	var changed []engine.Object
 	for rows.Next() {
 		var r nullObjectRow
+		var stamp *int64 // the log keeps none (noStampColumn); NULL in the row when no key changed
 		if err := rows.Scan(&head.horizon, &head.seq, &head.resolved,
-			&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body, &r.remainder); err != nil {
+			&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body, &r.remainder, &stamp); err != nil {
 			return listHead{}, nil, fmt.Errorf("list changed objects: %w", err)
 		}
 		if r.name != nil { // nil: the one row when no key changed
@@ -120,7 +121,7 @@ func keyLess(a, b engine.ObjectKey, all bool) bool {
 	return resourceColumn(a.Resource) < resourceColumn(b.Resource)
 }
 
-// scanObject reads one row of unchangedSQL.
+// scanObject reads one row of unchangedSQL (or ownerColumns).
 func scanObject(rows pgx.Rows) (engine.Object, error) {
 	var names rowNames
 	return names.scan(rows)
@@ -136,16 +137,18 @@ type rowNames struct {
 	stored    string
 }
 
-// scan reads one row of unchangedSQL. The body and remainder are
+// scan reads one row of unchangedSQL (or ownerColumns). The body and remainder are
 // compacted straight from pgx's read buffer (valid until the next row),
 // not from a copy of it.
 func (n *rowNames) scan(rows pgx.Rows) (engine.Object, error) {
 	var obj engine.Object
 	var resource, namespace, stored, body, remainder pgtype.DriverBytes
-	err := rows.Scan(&resource, &namespace, &obj.Key.Name, &obj.ResourceVersion, &stored, &body, &remainder)
+	var stamp int64
+	err := rows.Scan(&resource, &namespace, &obj.Key.Name, &obj.ResourceVersion, &stored, &body, &remainder, &stamp)
 	if err != nil {
 		return engine.Object{}, fmt.Errorf("scan object: %w", err)
 	}
+	obj.DefaultsStamp = uint64(stamp)
 	if string(resource) != n.column {
 		n.column = string(resource)
 		n.resource = parseResource(n.column)

@@ -44,7 +44,7 @@ func (s *Service) loadForUpdate(ctx context.Context, t Target, name string, opts
 	}
 	w := &Write{Target: t, Operation: UpdateOperation, Name: name, Options: opts, stored: stored}
 	c := s.converter(ctx)
-	if w.oldHub, w.oldDefaulted, err = storedToHub(c, t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
+	if w.oldHub, w.oldDefaulted, err = storedToHub(c, t.Resource, stored); err != nil {
 		return nil, err
 	}
 	if w.Old, err = hubIn(c, t.Resource, w.oldHub, t.Version); err != nil {
