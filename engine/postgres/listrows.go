@@ -129,35 +129,46 @@ func scanObject(rows pgx.Rows) (engine.Object, error) {
 
 // rowNames are the resource, namespace and stored version of the last row
 // scanned: the next rows of a list mostly share them, and share their
-// strings too, instead of allocating three per row.
+// strings too, instead of allocating three per row. It also holds the
+// scan's destinations, made once: a destination passed to Scan escapes,
+// and a fresh one per row was an allocation per column.
 type rowNames struct {
 	resource  engine.GroupResource
 	column    string // resource's column
 	namespace string
 	stored    string
+	row       scannedRow
+	dest      []any // pointers into row
 }
 
-// scan reads one row of unchangedSQL (or ownerColumns). The body and remainder are
-// compacted straight from pgx's read buffer (valid until the next row),
-// not from a copy of it.
+// scannedRow is one row of unchangedSQL as scanned: the bytes are pgx's
+// read buffer, valid until the next row.
+type scannedRow struct {
+	resource, namespace, stored, body, remainder pgtype.DriverBytes
+	name                                         string
+	rv, stamp                                    int64
+}
+
+// scan reads one row of unchangedSQL (or ownerColumns). The body and
+// remainder are compacted straight from pgx's read buffer, not from a
+// copy of it.
 func (n *rowNames) scan(rows pgx.Rows) (engine.Object, error) {
-	var obj engine.Object
-	var resource, namespace, stored, body, remainder pgtype.DriverBytes
-	var stamp int64
-	err := rows.Scan(&resource, &namespace, &obj.Key.Name, &obj.ResourceVersion, &stored, &body, &remainder, &stamp)
-	if err != nil {
+	r := &n.row
+	if n.dest == nil {
+		n.dest = []any{&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body, &r.remainder, &r.stamp}
+	}
+	if err := rows.Scan(n.dest...); err != nil {
 		return engine.Object{}, fmt.Errorf("scan object: %w", err)
 	}
-	obj.DefaultsStamp = uint64(stamp)
-	if string(resource) != n.column {
-		n.column = string(resource)
+	if string(r.resource) != n.column {
+		n.column = string(r.resource)
 		n.resource = parseResource(n.column)
 	}
-	n.namespace = reuse(n.namespace, namespace)
-	n.stored = reuse(n.stored, stored)
-	obj.Key.Resource, obj.Key.Namespace, obj.StoredVersion = n.resource, n.namespace, n.stored
-	obj.Body, obj.Remainder = fromJSONB(body), remainderFromJSONB(remainder)
-	return obj, nil
+	n.namespace = reuse(n.namespace, r.namespace)
+	n.stored = reuse(n.stored, r.stored)
+	return engine.Object{Key: engine.ObjectKey{Resource: n.resource, Namespace: n.namespace, Name: r.name},
+		StoredVersion: n.stored, ResourceVersion: r.rv, DefaultsStamp: uint64(r.stamp),
+		Body: fromJSONB(r.body), Remainder: remainderFromJSONB(r.remainder)}, nil
 }
 
 // reuse returns last when b spells it, else b as a new string.
