@@ -69,7 +69,11 @@ func benchWidgets(b *testing.B, n int) string {
 	if resp.StatusCode != http.StatusCreated {
 		b.Fatalf("create w0: %d", resp.StatusCode)
 	}
-	pgtest.Exec(b, db, strings.ReplaceAll(copyWidgets, "{n}", strconv.Itoa(n)), "VACUUM ANALYZE objects")
+	pgtest.Exec(b, db, strings.ReplaceAll(copyWidgets, "{n}", strconv.Itoa(n)))
+	// One list first sets the new rows' hint bits, a write the timed lists
+	// should not pay. (Not VACUUM ANALYZE: it deadlocked, now and then,
+	// with the ANALYZE the store runs itself when a table grows.)
+	listBytes(b, srv.URL+"/apis/shop.example.com/v1/namespaces/default/widgets", "application/json")
 	return srv.URL
 }
 
