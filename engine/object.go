@@ -59,6 +59,11 @@ type Object struct {
 	ResourceVersion int64
 	Body            []byte
 	Remainder       []byte
+	// DefaultsStamp is the StoredVersion schema's DefaultsStamp when the
+	// body was written with every default of that schema (see package
+	// schema), else 0: a read whose schema has that stamp skips the check
+	// for missing defaults. A store that does not keep it reads 0.
+	DefaultsStamp uint64
 	// Stale says that the store read the object through an encryption key
 	// or provider other than the one its writes now use (see
 	// engine/encryption): rewriting it re-encrypts it (dynapi migrate).

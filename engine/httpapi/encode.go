@@ -153,12 +153,22 @@ func partialObjectMetadata(apiVersion string, obj []byte) []byte {
 }
 
 // appendPartial appends a PartialObjectMetadata holding meta, the JSON of
-// an ObjectMeta.
+// an object's metadata, in apiVersion.
 func appendPartial(buf []byte, apiVersion string, meta []byte) []byte {
-	buf = append(buf, `{"kind":"PartialObjectMetadata","apiVersion":`...)
-	buf = strconv.AppendQuote(buf, apiVersion)
-	buf = append(buf, `,"metadata":`...)
-	return append(append(buf, meta...), '}')
+	return appendPartialWith(buf, partialHead(apiVersion), meta)
+}
+
+// partialHead is the start of a PartialObjectMetadata in apiVersion, up to
+// its metadata: a list writes it before each object's.
+func partialHead(apiVersion string) []byte {
+	head := append([]byte(`{"kind":"PartialObjectMetadata","apiVersion":`), strconv.Quote(apiVersion)...)
+	return append(head, `,"metadata":`...)
+}
+
+// appendPartialWith appends a PartialObjectMetadata that starts with head
+// (partialHead) and holds meta.
+func appendPartialWith(buf, head, meta []byte) []byte {
+	return append(append(append(buf, head...), meta...), '}')
 }
 
 // tableBuilder prepares a Table of the target version's printer columns.

@@ -68,8 +68,14 @@ func startTestServer(t *testing.T, snapshots httpapi.Snapshots, store func(*regi
 // likes.
 func startControlPlane(t *testing.T, snapshots httpapi.Snapshots, store func(*registry.Snapshot), opts httpapi.Options) (http.Handler, *postgres.Store) {
 	t.Helper()
+	return startControlPlaneOn(t, pgtest.Open(t), snapshots, store, opts)
+}
+
+// startControlPlaneOn is startControlPlane over the database at url.
+func startControlPlaneOn(t testing.TB, url string, snapshots httpapi.Snapshots, store func(*registry.Snapshot), opts httpapi.Options) (http.Handler, *postgres.Store) {
+	t.Helper()
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.Open(t))
+	db, err := postgres.Open(ctx, url)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

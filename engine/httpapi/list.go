@@ -28,6 +28,7 @@ type listWriter struct {
 	buf     []byte
 	items   int
 	flushed bool
+	partial []byte // for formatMeta: partialHead of each item
 }
 
 // newListWriter starts a list, or a Table when tb is set.
@@ -43,6 +44,7 @@ func newListWriter(w http.ResponseWriter, f format, tb *table.Builder, apiVersio
 	}
 	if f.kind == formatMeta {
 		apiVersion, listKind = f.meta, "PartialObjectMetadataList"
+		lw.partial = partialHead(f.meta)
 	}
 	lw.buf = append(lw.buf, `{"apiVersion":`...)
 	lw.buf = strconv.AppendQuote(lw.buf, apiVersion)
@@ -66,7 +68,7 @@ func (lw *listWriter) add(obj []byte) error {
 	case lw.table != nil:
 		lw.buf = lw.table.AppendRow(lw.buf, obj)
 	case lw.format.kind == formatMeta:
-		lw.buf = appendPartial(lw.buf, lw.format.meta, obj) // obj is the metadata (Service.ListMetadata)
+		lw.buf = appendPartialWith(lw.buf, lw.partial, obj) // obj is the metadata (Service.ListMetadata)
 	default:
 		lw.buf = append(lw.buf, obj...)
 	}

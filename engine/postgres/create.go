@@ -18,7 +18,7 @@ import (
 // it is being emptied) or NULL (no such namespace).
 //
 // $1 resource, $2 namespace, $3 name, $4 uid, $5 stored version, $6 body,
-// $7 labels, $8 remainder.
+// $7 labels, $8 remainder, $9 defaults stamp.
 const createSQL = `
 WITH checks AS (
 	SELECT CASE WHEN $2::text = '' THEN 'active' ELSE (
@@ -29,8 +29,8 @@ WITH checks AS (
 	SELECT nextval('resource_version') AS rv FROM checks
 	WHERE namespace_state = 'active' AND NOT taken
 ), inserted AS (
-	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels, remainder)
-	SELECT $1, $2, $3, NULLIF($4::text, '')::uuid, rv, $5, with_resource_version($6::jsonb, rv), $7::jsonb, $8::jsonb
+	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels, remainder, defaults_stamp)
+	SELECT $1, $2, $3, NULLIF($4::text, '')::uuid, rv, $5, with_resource_version($6::jsonb, rv), $7::jsonb, $8::jsonb, $9::bigint
 	FROM next
 	RETURNING resource_version, body
 ), event AS (
@@ -56,7 +56,8 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	var rv *int64
 	s.noteCreate()
 	err = s.write(ctx, statement{sql: createSQL, key: key,
-		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, body, cols.labels, remainder},
+		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, body, cols.labels, remainder,
+			int64(obj.DefaultsStamp)},
 		dest: []any{&nsState, &taken, &rv}})
 	switch {
 	case err != nil:

@@ -11,20 +11,22 @@ import (
 // so a stored object would come back as {"kind": ..., "spec": ...,
 // "apiVersion": ...}. This compacts it and puts apiVersion, kind and
 // metadata first, as Kubernetes writes objects; the rest keeps its order.
-// One pass compacts and notes where each top-level member starts; a second
-// copies the members in order.
+// One pass compacts into the body returned and notes where each top-level
+// member starts; only an object with apiVersion, kind or metadata (not,
+// say, the metadata alone of a metadata-only list) is then reordered,
+// through a scratch copy.
 func fromJSONB(text []byte) []byte {
+	var found [8]member // an object's top level: apiVersion, kind, metadata, spec, status, ...
+	out, members := compactJSONB(make([]byte, 0, len(text)), text, found[:0])
+	if !hasTypeMeta(out, members) {
+		return out
+	}
 	scratch := compactBuffers.Get().(*[]byte)
 	defer compactBuffers.Put(scratch)
-	var found [8]member // an object's top level: apiVersion, kind, metadata, spec, status, ...
-	compact, members := compactJSONB((*scratch)[:0], text, found[:0])
+	compact := append((*scratch)[:0], out...)
 	*scratch = compact
-	out := make([]byte, 0, len(compact))
-	if len(members) == 0 {
-		return append(out, compact...)
-	}
-	out = append(out, '{')
-	for _, key := range []string{`"apiVersion"`, `"kind"`, `"metadata"`} {
+	out = append(out[:0], '{')
+	for _, key := range typeMeta {
 		for _, m := range members {
 			if m.hasKey(compact, key) {
 				out = appendMember(out, compact[m.start:m.end])
@@ -32,11 +34,27 @@ func fromJSONB(text []byte) []byte {
 		}
 	}
 	for _, m := range members {
-		if !m.hasKey(compact, `"apiVersion"`) && !m.hasKey(compact, `"kind"`) && !m.hasKey(compact, `"metadata"`) {
+		if !m.hasKey(compact, typeMeta[0]) && !m.hasKey(compact, typeMeta[1]) && !m.hasKey(compact, typeMeta[2]) {
 			out = appendMember(out, compact[m.start:m.end])
 		}
 	}
 	return append(out, '}')
+}
+
+// typeMeta are the keys a body starts with, in order, quotes included.
+var typeMeta = [...]string{`"apiVersion"`, `"kind"`, `"metadata"`}
+
+// hasTypeMeta reports whether a member of the compacted text has a key
+// of typeMeta.
+func hasTypeMeta(compact []byte, members []member) bool {
+	for _, m := range members {
+		for _, key := range typeMeta {
+			if m.hasKey(compact, key) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // compactBuffers hold the compacted text fromJSONB reorders: one

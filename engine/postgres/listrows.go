@@ -23,8 +23,9 @@ func readChanged(ctx context.Context, tx pgx.Tx, plan listPlan, first int64) (li
 	var changed []engine.Object
 	for rows.Next() {
 		var r nullObjectRow
+		var stamp *int64 // the log keeps none (noStampColumn); NULL in the row when no key changed
 		if err := rows.Scan(&head.horizon, &head.seq, &head.resolved,
-			&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body, &r.remainder); err != nil {
+			&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body, &r.remainder, &stamp); err != nil {
 			return listHead{}, nil, fmt.Errorf("list changed objects: %w", err)
 		}
 		if r.name != nil { // nil: the one row when no key changed
@@ -55,8 +56,10 @@ type merger struct {
 	rows    pgx.Rows
 	changed []engine.Object
 	all     bool // keys order by resource last
-	row     *engine.Object
+	row     engine.Object
+	hasRow  bool  // row is read and not passed on yet
 	sent    int64 // objects passed to each
+	names   rowNames
 }
 
 // stream calls each for the merged objects up to limit (0: no limit), and
@@ -84,20 +87,20 @@ func (m *merger) stream(limit, rv int64, each func(engine.Object) error) (engine
 
 // next returns the next object in key order; false at the end.
 func (m *merger) next() (engine.Object, bool, error) {
-	if m.row == nil && m.rows.Next() {
-		obj, err := scanObject(m.rows)
+	if !m.hasRow && m.rows.Next() {
+		obj, err := m.names.scan(m.rows)
 		if err != nil {
 			return engine.Object{}, false, err
 		}
-		m.row = &obj
+		m.row, m.hasRow = obj, true
 	}
 	if err := m.rows.Err(); err != nil {
 		return engine.Object{}, false, fmt.Errorf("list objects: %w", err)
 	}
 	var obj engine.Object
 	switch {
-	case m.row != nil && (len(m.changed) == 0 || keyLess(m.row.Key, m.changed[0].Key, m.all)):
-		obj, m.row = *m.row, nil
+	case m.hasRow && (len(m.changed) == 0 || keyLess(m.row.Key, m.changed[0].Key, m.all)):
+		obj, m.hasRow = m.row, false
 	case len(m.changed) > 0:
 		obj, m.changed = m.changed[0], m.changed[1:]
 	default:
@@ -118,18 +121,60 @@ func keyLess(a, b engine.ObjectKey, all bool) bool {
 	return resourceColumn(a.Resource) < resourceColumn(b.Resource)
 }
 
-// scanObject reads one row of unchangedSQL. The body and remainder are
-// compacted straight from pgx's read buffer (valid until the next row),
-// not from a copy of it.
+// scanObject reads one row of unchangedSQL (or ownerColumns).
 func scanObject(rows pgx.Rows) (engine.Object, error) {
-	var obj engine.Object
-	var resource string
-	var body, remainder pgtype.DriverBytes
-	err := rows.Scan(&resource, &obj.Key.Namespace, &obj.Key.Name, &obj.ResourceVersion, &obj.StoredVersion, &body, &remainder)
-	if err != nil {
+	var names rowNames
+	return names.scan(rows)
+}
+
+// rowNames are the resource, namespace and stored version of the last row
+// scanned: the next rows of a list mostly share them, and share their
+// strings too, instead of allocating three per row. It also holds the
+// scan's destinations, made once: a destination passed to Scan escapes,
+// and a fresh one per row was an allocation per column.
+type rowNames struct {
+	resource  engine.GroupResource
+	column    string // resource's column
+	namespace string
+	stored    string
+	row       scannedRow
+	dest      []any // pointers into row
+}
+
+// scannedRow is one row of unchangedSQL as scanned: the bytes are pgx's
+// read buffer, valid until the next row.
+type scannedRow struct {
+	resource, namespace, stored, body, remainder pgtype.DriverBytes
+	name                                         string
+	rv, stamp                                    int64
+}
+
+// scan reads one row of unchangedSQL (or ownerColumns). The body and
+// remainder are compacted straight from pgx's read buffer, not from a
+// copy of it.
+func (n *rowNames) scan(rows pgx.Rows) (engine.Object, error) {
+	r := &n.row
+	if n.dest == nil {
+		n.dest = []any{&r.resource, &r.namespace, &r.name, &r.rv, &r.stored, &r.body, &r.remainder, &r.stamp}
+	}
+	if err := rows.Scan(n.dest...); err != nil {
 		return engine.Object{}, fmt.Errorf("scan object: %w", err)
 	}
-	obj.Key.Resource = parseResource(resource)
-	obj.Body, obj.Remainder = fromJSONB(body), remainderFromJSONB(remainder)
-	return obj, nil
+	if string(r.resource) != n.column {
+		n.column = string(r.resource)
+		n.resource = parseResource(n.column)
+	}
+	n.namespace = reuse(n.namespace, r.namespace)
+	n.stored = reuse(n.stored, r.stored)
+	return engine.Object{Key: engine.ObjectKey{Resource: n.resource, Namespace: n.namespace, Name: r.name},
+		StoredVersion: n.stored, ResourceVersion: r.rv, DefaultsStamp: uint64(r.stamp),
+		Body: fromJSONB(r.body), Remainder: remainderFromJSONB(r.remainder)}, nil
+}
+
+// reuse returns last when b spells it, else b as a new string.
+func reuse(last string, b []byte) string {
+	if string(b) == last {
+		return last
+	}
+	return string(b)
 }

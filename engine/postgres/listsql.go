@@ -37,7 +37,7 @@ WITH m AS MATERIALIZED (
 	FROM compaction c, ({seq}) s
 )
 SELECT m.horizon, m.seq, m.resolved, l.* FROM m LEFT JOIN LATERAL (
-	SELECT resource, namespace, name, resource_version, stored_version, {body} FROM (
+	SELECT resource, namespace, name, resource_version, stored_version, {body}, {stamp} FROM (
 		SELECT f.resource, f.namespace, f.name, e.type, e.prev_resource_version AS resource_version,
 			e.prev_stored_version AS stored_version, e.prev_body AS body, e.prev_remainder AS remainder,
 			CASE WHEN jsonb_typeof(e.prev_body -> 'metadata' -> 'labels') = 'object'
@@ -83,15 +83,18 @@ const resolvedSQL = `(SELECT count(*) FROM (SELECT FROM events
 	WHERE resource_version > $1 AND resource_version <= s.seq LIMIT 10000) r)`
 
 // unchangedSQL reads the unchanged part at $1.
-const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, {body}
+const unchangedSQL = `SELECT resource, namespace, name, resource_version, stored_version, {body}, {stamp}
 FROM objects WHERE resource_version <= $1{rest}`
 
 // The body columns of a list: whole bodies, or, for a metadata-only list,
 // the metadata alone, cut out in the database so that the rest of each
-// body never leaves it.
+// body never leaves it; then the defaults stamp (engine.Object), which the
+// log does not keep: 0 for the changed part.
 const (
 	bodyColumns     = "body, remainder"
 	metadataColumns = "coalesce(body -> 'metadata', '{}') AS body, NULL::jsonb AS remainder"
+	stampColumn     = "coalesce(defaults_stamp, 0)"
+	noStampColumn   = "0::bigint"
 )
 
 // listPlan holds the two statements of a List. Their first argument, the
@@ -128,8 +131,8 @@ func buildList(opts engine.ListOptions, st listState) (listPlan, error) {
 	}
 	return listPlan{
 		changed: strings.NewReplacer("{seq}", seq, "{resolved}", resolved, "{R}", r, "{upper}", upper,
-			"{rest}", changed, "{body}", body).Replace(changedSQL),
-		unchanged: strings.NewReplacer("{rest}", unchanged, "{body}", body).Replace(unchangedSQL), changedArgs: changedArgs,
+			"{rest}", changed, "{body}", body, "{stamp}", noStampColumn).Replace(changedSQL),
+		unchanged: strings.NewReplacer("{rest}", unchanged, "{body}", body, "{stamp}", stampColumn).Replace(unchangedSQL), changedArgs: changedArgs,
 		unchangedArgs: unchangedArgs, limit: opts.Limit, all: opts.Resource == engine.GroupResource{},
 	}, nil
 }
@@ -163,7 +166,7 @@ func buildCount(opts engine.ListOptions, after *continueToken, newest bool) (str
 		return "", nil, err
 	}
 	changed := strings.NewReplacer("{seq}", sequenceSQL, "{resolved}", "0", "{R}", "$1::bigint", "{upper}", "", "{rest}", rest,
-		"{body}", "NULL AS body, NULL AS remainder").Replace(changedSQL)
+		"{body}", "NULL AS body, NULL AS remainder", "{stamp}", noStampColumn).Replace(changedSQL)
 	changed = strings.Replace(changed, "SELECT m.horizon, m.seq, m.resolved, l.* FROM", "SELECT l.name FROM", 1)
 	visible := visibleAt
 	if newest {

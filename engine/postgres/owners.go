@@ -14,7 +14,8 @@ import (
 // in (resource, namespace, name) order, so that the collector pages
 // through them holding one page at a time.
 
-const ownerColumns = `o.resource, o.namespace, o.name, o.resource_version, o.stored_version, o.body, o.remainder`
+const ownerColumns = `o.resource, o.namespace, o.name, o.resource_version, o.stored_version, o.body, o.remainder,
+	coalesce(o.defaults_stamp, 0)`
 
 // ownedBySQL: the objects naming $1 as an owner. The keys are found
 // through the owner uids index first (materialized), then paged. Why: with

@@ -25,7 +25,7 @@ WITH cur AS (
 	WHERE cur.resource_version = $4::bigint
 ), updated AS (
 	UPDATE objects o SET resource_version = next.rv, uid = NULLIF($5::text, '')::uuid, stored_version = $6,
-		body = with_resource_version($7::jsonb, next.rv), labels = $8::jsonb, remainder = $9::jsonb
+		body = with_resource_version($7::jsonb, next.rv), labels = $8::jsonb, remainder = $9::jsonb, defaults_stamp = $10::bigint
 	FROM next
 	WHERE o.resource = $1 AND o.namespace = $2 AND o.name = $3 AND o.resource_version = $4::bigint
 	RETURNING o.resource_version, o.body
@@ -52,7 +52,8 @@ func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, e
 	}
 	var curRV, newRV *int64
 	err = s.write(ctx, statement{sql: updateSQL, key: key,
-		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, obj.ResourceVersion, cols.uid, obj.StoredVersion, body, cols.labels, remainder},
+		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, obj.ResourceVersion, cols.uid, obj.StoredVersion, body, cols.labels, remainder,
+			int64(obj.DefaultsStamp)},
 		dest: []any{&curRV, &newRV}})
 	switch {
 	case err != nil:

@@ -195,7 +195,7 @@ func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object
 		return w.stored, s.verify(ctx, w) // deleting it again answers it as it is
 	}
 	o := w.stored
-	o.Body = w.Object
+	o.Body, o.DefaultsStamp = w.Object, 0 // not the body stamped
 	if !marked {
 		body, err := sjson.SetBytes(o.Body, "metadata.deletionTimestamp", s.Now().UTC().Format("2006-01-02T15:04:05Z"))
 		if err != nil {

@@ -23,17 +23,17 @@ func Hub(r *registry.Resource) string {
 
 // fromStorage converts a stored object into the target's version.
 func fromStorage(c converter, t Target, o engine.Object) ([]byte, error) {
-	return storedIn(c, t.Resource, o.StoredVersion, o.Body, o.Remainder, t.Version)
+	return storedIn(c, t.Resource, o, t.Version)
 }
 
-// storedIn converts a stored body (with its remainder) into version v,
-// pruned to what v holds.
-func storedIn(c converter, r *registry.Resource, stored string, body, remainder []byte, v *registry.Version) ([]byte, error) {
+// storedIn converts a stored object into version v, pruned to what v
+// holds.
+func storedIn(c converter, r *registry.Resource, o engine.Object, v *registry.Version) ([]byte, error) {
 	if r.Conversion == nil {
-		body, _ = storedDefaults(r, stored, body)
-		return c.convert(r, body, stored, v.Name)
+		body, _ := storedDefaults(r, o)
+		return c.convert(r, body, o.StoredVersion, v.Name)
 	}
-	h, _, err := storedToHub(c, r, stored, body, remainder)
+	h, _, err := storedToHub(c, r, o)
 	if err != nil {
 		return nil, err
 	}
@@ -45,13 +45,24 @@ func storedIn(c converter, r *registry.Resource, stored string, body, remainder 
 // decodes from etcd, before any conversion: a field that a newer schema
 // defaults appears on the objects stored before it. The row keeps its body
 // until the object's next write. It reports whether a default was added;
-// a version whose schema has no default costs a lookup.
-func storedDefaults(r *registry.Resource, stored string, body []byte) ([]byte, bool) {
-	v, ok := r.Version(stored)
+// a version whose schema has no default costs a lookup, and so does an
+// object stored with that schema's DefaultsStamp.
+func storedDefaults(r *registry.Resource, o engine.Object) ([]byte, bool) {
+	v, ok := r.Version(o.StoredVersion)
 	if !ok || v.Schema == nil || !v.Schema.HasDefaults() {
-		return body, false
+		return o.Body, false
 	}
-	return v.Schema.DefaultStored(body)
+	return v.Schema.DefaultStoredStamped(o.Body, o.DefaultsStamp)
+}
+
+// defaultsStamp is the stamp to store with body, written in r's storage
+// version: see engine.Object.DefaultsStamp.
+func defaultsStamp(r *registry.Resource, body []byte) uint64 {
+	v, ok := r.Version(r.StorageVersion)
+	if !ok || v.Schema == nil {
+		return 0
+	}
+	return v.Schema.StampOf(body)
 }
 
 // hubIn converts h, an object in the hub version, into version v, pruned
@@ -71,19 +82,19 @@ func hubIn(c converter, r *registry.Resource, h []byte, v *registry.Version) ([]
 // by its webhook, which it does not call, registry.ErrWebhookNotCalled when o is
 // stored in another version than the storage version.
 func StoredToHub(r *registry.Resource, o engine.Object) ([]byte, error) {
-	h, _, err := storedToHub(converter{}, r, o.StoredVersion, o.Body, o.Remainder)
+	h, _, err := storedToHub(converter{}, r, o)
 	return h, err
 }
 
 // storedToHub gives a stored body its storage defaults (defaulted says
 // whether it lacked some), converts it to the hub and puts back what its
 // stored version could not hold.
-func storedToHub(c converter, r *registry.Resource, stored string, body, remainder []byte) (h []byte, defaulted bool, err error) {
-	body, defaulted = storedDefaults(r, stored, body)
-	if h, err = c.convert(r, body, stored, Hub(r)); err != nil || remainder == nil {
+func storedToHub(c converter, r *registry.Resource, o engine.Object) (h []byte, defaulted bool, err error) {
+	body, defaulted := storedDefaults(r, o)
+	if h, err = c.convert(r, body, o.StoredVersion, Hub(r)); err != nil || o.Remainder == nil {
 		return h, defaulted, err
 	}
-	h, err = convert.Restore(h, remainder)
+	h, err = convert.Restore(h, o.Remainder)
 	return h, defaulted, err
 }
 
@@ -105,7 +116,7 @@ func toStorage(c converter, t Target, name string, obj []byte, rv int64, oldHub 
 		// and the storage version): only apiVersion may change, and obj
 		// was pruned to the version it is written in.
 		body, err := c.convert(r, obj, t.Version.Name, r.StorageVersion)
-		stored.Body = body
+		stored.Body, stored.DefaultsStamp = body, defaultsStamp(r, body)
 		return stored, err
 	}
 	h, err := writtenToHub(t, obj, oldHub)
@@ -116,6 +127,7 @@ func toStorage(c converter, t Target, name string, obj []byte, rv int64, oldHub 
 	if stored.Body, err = r.ConvertTo(h, Hub(r), r.StorageVersion); err != nil {
 		return engine.Object{}, fmt.Errorf("convert to storage version: %w", err)
 	}
+	stored.DefaultsStamp = defaultsStamp(r, stored.Body)
 	stored.Remainder, err = lost(r, h, storage)
 	return stored, err
 }

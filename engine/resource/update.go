@@ -61,7 +61,7 @@ func (s *Service) loadFrom(ctx context.Context, t Target, name string, opts Writ
 	w := &Write{Target: t, Operation: UpdateOperation, Name: name, Options: opts, stored: stored, cached: st.cached}
 	c := s.converter(ctx)
 	var err error
-	if w.oldHub, w.oldDefaulted, err = storedToHub(c, t.Resource, stored.StoredVersion, stored.Body, stored.Remainder); err != nil {
+	if w.oldHub, w.oldDefaulted, err = storedToHub(c, t.Resource, stored); err != nil {
 		return nil, err
 	}
 	if w.Old, err = hubIn(c, t.Resource, w.oldHub, t.Version); err != nil {

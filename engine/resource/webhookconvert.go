@@ -77,7 +77,7 @@ func fromStorageBatch(c converter, t Target, objs []engine.Object) ([][]byte, er
 		return out, nil
 	}
 	for i, o := range objs {
-		out[i], _ = storedDefaults(r, o.StoredVersion, o.Body)
+		out[i], _ = storedDefaults(r, o)
 	}
 	return c.batch(r, out, t.Version.Name, true)
 }

@@ -46,6 +46,7 @@ func Compile(openAPIV3Schema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.stamp = stampOf(key)
 	return compiled.put(key, s), nil
 }
 

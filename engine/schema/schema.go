@@ -20,6 +20,7 @@ type Schema struct {
 	rules []RuleSet
 	cel   *cel.Validator // nil: nothing beyond the OpenAPI schema to enforce
 	lazy  lazyChecks     // the quick check and the validator, built on first use
+	stamp uint64         // see DefaultsStamp
 }
 
 // RuleSet is the x-kubernetes-validations list of one schema, kept raw

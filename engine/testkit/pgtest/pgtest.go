@@ -171,3 +171,21 @@ func randomName(prefix string) string {
 func quote(name string) string {
 	return pgx.Identifier{name}.Sanitize()
 }
+
+// Exec runs statements, one after the other, on the database at
+// databaseURL: for tests and benchmarks that arrange rows the API would
+// take long to write. It calls tb.Fatalf on the first error.
+func Exec(tb testing.TB, databaseURL string, sql ...string) {
+	tb.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		tb.Fatalf("pgtest: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range sql {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			tb.Fatalf("pgtest: %s: %v", q, err)
+		}
+	}
+}
