@@ -142,8 +142,13 @@ func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.List
 	out := make([][]byte, 0, len(matched))
 	for _, o := range matched {
 		res, err := s.deleteOne(ctx, t, o, false, opts)
+		if engine.ErrorCode(err) == engine.CodeConflict && opts.PreconditionUID == "" && opts.PreconditionResourceVersion == "" {
+			// Changed since the list: kube-apiserver deletes each listed
+			// object by name, as it is then.
+			res, err = s.Delete(ctx, t, o.Key.Name, opts)
+		}
 		if code := engine.ErrorCode(err); code == engine.CodeNotFound || code == engine.CodeConflict {
-			continue // deleted or changed by someone else since the list
+			continue // deleted since the list, or a precondition no longer holds
 		}
 		if err != nil {
 			return nil, err
