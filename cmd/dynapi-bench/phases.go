@@ -49,20 +49,9 @@ func (b *bench) get(ctx context.Context) {
 // a client that holds the object does (one request, as Kubernetes' figure
 // measures); the baseline UPDATEs the same bodies.
 func (b *bench) update(ctx context.Context) {
-	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
-	fmt.Fprintf(b.progress, "update: %d objects with %d clients (PUT)\n", n, c)
-	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
-		out, err := b.load().do(ctx, http.MethodPut, w.path(i), "application/json", w.body(i, 1, b.rvs[i]), http.StatusOK)
-		if err != nil {
-			return err
-		}
-		b.rvs[i] = gjson.GetBytes(out, "metadata.resourceVersion").String()
-		return nil
-	}))
-	raw := b.baseline(ctx, c, n, timed(func(ctx context.Context, i int) error {
-		return b.raw.Update(ctx, w.name(i), w.body(i, 1, ""))
-	}))
-	b.add("update (PUT)", c, m, raw)
+	w := b.widgets
+	fmt.Fprintf(b.progress, "update: %d objects with %d clients (PUT)\n", b.cfg.Objects, b.cfg.Clients)
+	b.rewrite(ctx, "update (PUT)", http.MethodPut, "application/json", 1, func(i int) []byte { return w.body(i, 1, b.rvs[i]) })
 }
 
 // patch merge-patches every object's spec.size, as kubectl patch and
@@ -70,11 +59,18 @@ func (b *bench) update(ctx context.Context) {
 // the object and retries on a conflict); the baseline UPDATEs the same
 // rows with the bodies the patches make.
 func (b *bench) patch(ctx context.Context) {
+	fmt.Fprintf(b.progress, "patch: %d objects with %d clients (merge patch)\n", b.cfg.Objects, b.cfg.Clients)
+	patch := fmt.Appendf(nil, `{"spec":{"size":%d}}`, gjson.GetBytes(b.widgets.body(0, 2, ""), "spec.size").Int())
+	b.rewrite(ctx, "merge patch", http.MethodPatch, "application/merge-patch+json", 2, func(int) []byte { return patch })
+}
+
+// rewrite sends every object body(i) with method, keeping the
+// resourceVersion of the answer; the baseline UPDATEs the same rows with
+// the bodies of that revision.
+func (b *bench) rewrite(ctx context.Context, phase, method, contentType string, revision int, body func(i int) []byte) {
 	n, c, w := b.cfg.Objects, b.cfg.Clients, b.widgets
-	fmt.Fprintf(b.progress, "patch: %d objects with %d clients (merge patch)\n", n, c)
-	patch := fmt.Appendf(nil, `{"spec":{"size":%d}}`, gjson.GetBytes(w.body(0, 2, ""), "spec.size").Int())
 	m := b.measure(ctx, c, n, timed(func(ctx context.Context, i int) error {
-		out, err := b.load().do(ctx, http.MethodPatch, w.path(i), "application/merge-patch+json", patch, http.StatusOK)
+		out, err := b.load().do(ctx, method, w.path(i), contentType, body(i), http.StatusOK)
 		if err != nil {
 			return err
 		}
@@ -82,9 +78,9 @@ func (b *bench) patch(ctx context.Context) {
 		return nil
 	}))
 	raw := b.baseline(ctx, c, n, timed(func(ctx context.Context, i int) error {
-		return b.raw.Update(ctx, w.name(i), w.body(i, 2, ""))
+		return b.raw.Update(ctx, w.name(i), w.body(i, revision, ""))
 	}))
-	b.add("merge patch", c, m, raw)
+	b.add(phase, c, m, raw)
 }
 
 // delete DELETEs every object; the baseline DELETEs the same rows.
