@@ -288,3 +288,32 @@ func Watermark(s *Store) (int64, bool) {
 		return 0, false
 	}
 }
+
+// BackgroundPollPlans returns the plan_cache_mode of a connection of s's
+// background pool, and on it the plans (EXPLAIN) of the poller's read of
+// the log after each of ws, prepared by name as pgx's statement cache does.
+func BackgroundPollPlans(ctx context.Context, s *Store, ws ...int64) (string, []string, error) {
+	conn, err := s.background.Acquire(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	defer conn.Release()
+	var mode string
+	if err := conn.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil {
+		return "", nil, err
+	}
+	if _, err := conn.Exec(ctx, "PREPARE poll_plan AS "+pollSQL); err != nil {
+		return "", nil, err
+	}
+	defer conn.Exec(ctx, "DEALLOCATE poll_plan")
+	var plans []string
+	for _, w := range ws {
+		rows, _ := conn.Query(ctx, fmt.Sprintf("EXPLAIN EXECUTE poll_plan(%d, %d, '{}', true)", w, pollBatch))
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return "", nil, err
+		}
+		plans = append(plans, strings.Join(lines, "\n"))
+	}
+	return mode, plans, nil
+}

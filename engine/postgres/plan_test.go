@@ -136,3 +136,27 @@ func firstPage(t *testing.T, s *postgres.Store, limit int64) string {
 	}
 	return meta.Continue
 }
+
+// TestBackgroundPlansOnce: the background pool's connections plan a
+// prepared statement once, and the plan they keep for the poller's read of
+// the log is the scan of events_pkey from W that a custom plan makes,
+// whether W is at the log's start or near its end.
+func TestBackgroundPlansOnce(t *testing.T) {
+	url := pgtest.Open(t)
+	populate(t, url, 20000)
+	execSQL(t, url, `INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version)
+		SELECT resource_version, resource, namespace, name, 'ADDED', body, stored_version FROM objects`, "ANALYZE events")
+	s := openStore(t, url)
+	mode, plans, err := postgres.BackgroundPollPlans(context.Background(), s, 0, 19990)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode != "force_generic_plan" {
+		t.Errorf("plan_cache_mode = %q on a background connection, want force_generic_plan", mode)
+	}
+	for _, plan := range plans {
+		if !strings.Contains(plan, "Index Scan using events_pkey on events") || strings.Contains(plan, "Seq Scan on events") {
+			t.Errorf("the poller's read does not scan events_pkey:\n%s", plan)
+		}
+	}
+}
