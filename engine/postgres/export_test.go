@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -289,31 +290,53 @@ func Watermark(s *Store) (int64, bool) {
 	}
 }
 
-// BackgroundPollPlans returns the plan_cache_mode of a connection of s's
-// background pool, and on it the plans (EXPLAIN) of the poller's read of
-// the log after each of ws, prepared by name as pgx's statement cache does.
-func BackgroundPollPlans(ctx context.Context, s *Store, ws ...int64) (string, []string, error) {
-	conn, err := s.background.Acquire(ctx)
+// The statements whose plans tests check.
+const (
+	PollSQL = pollSQL
+	GetsSQL = getsSQL
+)
+
+// GenericPlans returns the generic plans (EXPLAIN) of sql prepared by name,
+// run with each of args (a parenthesized list of SQL literals).
+func GenericPlans(ctx context.Context, s *Store, sql string, args ...string) ([]string, error) {
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	defer conn.Release()
-	var mode string
-	if err := conn.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil {
-		return "", nil, err
+	// Prepared statements and SET outlive a transaction: undone by hand.
+	for _, stmt := range []string{"SET plan_cache_mode = force_generic_plan", "PREPARE generic_plan AS " + sql} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return nil, err
+		}
 	}
-	if _, err := conn.Exec(ctx, "PREPARE poll_plan AS "+pollSQL); err != nil {
-		return "", nil, err
-	}
-	defer conn.Exec(ctx, "DEALLOCATE poll_plan")
+	defer conn.Exec(ctx, "DEALLOCATE generic_plan; RESET plan_cache_mode")
 	var plans []string
-	for _, w := range ws {
-		rows, _ := conn.Query(ctx, fmt.Sprintf("EXPLAIN EXECUTE poll_plan(%d, %d, '{}', true)", w, pollBatch))
+	for _, a := range args {
+		rows, _ := conn.Query(ctx, "EXPLAIN EXECUTE generic_plan"+a)
 		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
-			return "", nil, err
+			return nil, err
 		}
 		plans = append(plans, strings.Join(lines, "\n"))
 	}
-	return mode, plans, nil
+	return plans, nil
+}
+
+// PlansMade sums the generic and the custom plans PostgreSQL made for the
+// prepared statement sql on the idle connections of s's pool, or of its
+// background pool.
+func PlansMade(ctx context.Context, s *Store, background bool, sql string) (generic, custom int64, err error) {
+	pool := s.pool
+	if background {
+		pool = s.background
+	}
+	for _, conn := range pool.AcquireAllIdle(ctx) {
+		var g, c int64
+		err = errors.Join(err, conn.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
+			FROM pg_prepared_statements WHERE statement = $1`, sql).Scan(&g, &c))
+		generic, custom = generic+g, custom+c
+		conn.Release()
+	}
+	return generic, custom, err
 }

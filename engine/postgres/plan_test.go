@@ -2,7 +2,9 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
@@ -137,26 +139,56 @@ func firstPage(t *testing.T, s *postgres.Store, limit int64) string {
 	return meta.Continue
 }
 
-// TestBackgroundPlansOnce: the background pool's connections plan a
-// prepared statement once, and the plan they keep for the poller's read of
-// the log is the scan of events_pkey from W that a custom plan makes,
-// whether W is at the log's start or near its end.
-func TestBackgroundPlansOnce(t *testing.T) {
+// TestPlannedOnce: the statements run most often, whose custom plans differ
+// only in their arguments, are planned once per connection, and the plan
+// kept is the index scan a custom plan makes: the poller's read of the log
+// from W at its start and near its end (the background pool), and the gets
+// read together (genericPlanSQL).
+func TestPlannedOnce(t *testing.T) {
 	url := pgtest.Open(t)
 	populate(t, url, 20000)
-	execSQL(t, url, `INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version)
-		SELECT resource_version, resource, namespace, name, 'ADDED', body, stored_version FROM objects`, "ANALYZE events")
+	logged(t, url)
 	s := openStore(t, url)
-	mode, plans, err := postgres.BackgroundPollPlans(context.Background(), s, 0, 19990)
-	if err != nil {
-		t.Fatal(err)
+	ctx := context.Background()
+	var gets sync.WaitGroup
+	for c := range 16 {
+		gets.Go(func() {
+			for i := range 20 {
+				key := engine.ObjectKey{Resource: pipes, Namespace: "default", Name: fmt.Sprintf("p%d", 1+c*20+i)}
+				if _, err := s.Get(ctx, key); err != nil {
+					t.Error(err)
+				}
+			}
+		})
 	}
-	if mode != "force_generic_plan" {
-		t.Errorf("plan_cache_mode = %q on a background connection, want force_generic_plan", mode)
+	gets.Wait()
+	tests := []struct {
+		name       string
+		background bool
+		sql, index string
+		args       []string
+	}{
+		{"poll", true, postgres.PollSQL, "Index Scan using events_pkey on events", []string{"(0, 1000, '{}', true)", "(19990, 1000, '{}', true)"}},
+		{"gets", false, postgres.GetsSQL, "Index Scan using objects_pkey on objects", []string{"('{pipes.example.com}', '{default}', '{p1}')"}},
 	}
-	for _, plan := range plans {
-		if !strings.Contains(plan, "Index Scan using events_pkey on events") || strings.Contains(plan, "Seq Scan on events") {
-			t.Errorf("the poller's read does not scan events_pkey:\n%s", plan)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			generic, custom, err := postgres.PlansMade(ctx, s, tt.background, tt.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if generic == 0 || custom != 0 {
+				t.Errorf("%d generic and %d custom plans, want generic plans only", generic, custom)
+			}
+			plans, err := postgres.GenericPlans(ctx, s, tt.sql, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, plan := range plans {
+				if !strings.Contains(plan, tt.index) || strings.Contains(plan, "Seq Scan on events") || strings.Contains(plan, "Seq Scan on objects") {
+					t.Errorf("the generic plan does not use %s:\n%s", tt.index, plan)
+				}
+			}
+		})
 	}
 }

@@ -189,7 +189,7 @@ func configurePool(cfg *pgxpool.Config, databaseURL string) {
 // log (pollSQL) anew on every call, 230 µs of planning for 70 µs of
 // running, since a custom plan for a W near the log's end always looks
 // cheaper than the generic one; both are the same index scan of
-// events_pkey (TestBackgroundPlansOnce). Measured with pg_stat_statements
+// events_pkey (TestPlannedOnce). Measured with pg_stat_statements
 // over 10,000 creates: 1,642 plans in 374 ms became 3 in 1 ms, about 37
 // µs of PostgreSQL's CPU per create. The background statements are fixed
 // queries on keys, whose plans do not depend on their arguments.
