@@ -35,12 +35,28 @@ func BenchmarkListHTTP(b *testing.B) {
 			b.ReportAllocs()
 			var n int64
 			for b.Loop() {
-				if n = listBytes(b, url+"/apis/shop.example.com/v1/namespaces/default/widgets", a.accept); n < objects*100 {
+				if n = getBytes(b, url+"/apis/shop.example.com/v1/namespaces/default/widgets", a.accept); n < objects*100 {
 					b.Fatalf("listed %d bytes, too few for %d objects", n, objects)
 				}
 			}
 			b.ReportMetric(float64(n)/objects, "B/object")
 		})
+	}
+}
+
+// BenchmarkGetHTTP gets the Widgets of BenchmarkListHTTP one at a time,
+// through the real handler and a real PostgreSQL: ns/op is one GET.
+// Under callgrind (as BenchmarkListHTTP) it counts a GET's instructions.
+func BenchmarkGetHTTP(b *testing.B) {
+	const objects = 100
+	url := benchWidgets(b, objects) + "/apis/shop.example.com/v1/namespaces/default/widgets/w"
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if n := getBytes(b, url+strconv.Itoa(i%objects), "application/json"); n < 1000 {
+			b.Fatalf("got %d bytes, too few for a Widget", n)
+		}
+		i++
 	}
 }
 
@@ -73,7 +89,7 @@ func benchWidgets(b *testing.B, n int) string {
 	// One list first sets the new rows' hint bits, a write the timed lists
 	// should not pay. (Not VACUUM ANALYZE: it deadlocked, now and then,
 	// with the ANALYZE the store runs itself when a table grows.)
-	listBytes(b, srv.URL+"/apis/shop.example.com/v1/namespaces/default/widgets", "application/json")
+	getBytes(b, srv.URL+"/apis/shop.example.com/v1/namespaces/default/widgets", "application/json")
 	return srv.URL
 }
 
@@ -96,8 +112,8 @@ copies AS (
 INSERT INTO events (resource_version, resource, namespace, name, type, body, stored_version)
 SELECT resource_version, resource, namespace, name, 'ADDED', body, stored_version FROM copies`
 
-// listBytes GETs a list with accept and returns the length of its body.
-func listBytes(b *testing.B, url, accept string) int64 {
+// getBytes GETs url with accept and returns the length of its body.
+func getBytes(b *testing.B, url, accept string) int64 {
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -110,7 +126,7 @@ func listBytes(b *testing.B, url, accept string) int64 {
 	defer resp.Body.Close()
 	n, err := io.Copy(io.Discard, resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
-		b.Fatalf("list: %d, %v", resp.StatusCode, err)
+		b.Fatalf("GET %s: %d, %v", url, resp.StatusCode, err)
 	}
 	return n
 }

@@ -12,7 +12,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-const getSQL = `SELECT resource_version, stored_version, body, remainder FROM objects
+// getSQL reads the object at a key, with its defaults stamp: a read of an
+// object stamped with its schema skips the check for missing defaults (see
+// engine.Object.DefaultsStamp), as lists do.
+const getSQL = `SELECT resource_version, stored_version, body, remainder, ` + stampColumn + ` FROM objects
 WHERE resource = $1 AND namespace = $2 AND name = $3`
 
 // Get returns the current state of the object at key, read with the gets
@@ -46,19 +49,20 @@ func (s *Store) getOn(ctx context.Context, t target, key engine.ObjectKey) (engi
 		gets = t.replica.gets
 	}
 	obj := engine.Object{Key: key}
+	var stamp int64 // the column holds the uint64's bits
 	err := gets.do(ctx, s.closed, statement{sql: getSQL, key: key,
 		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name},
-		dest: []any{&obj.ResourceVersion, &obj.StoredVersion, &obj.Body, &obj.Remainder}})
+		dest: []any{&obj.ResourceVersion, &obj.StoredVersion, &obj.Body, &obj.Remainder, &stamp}})
 	if err != nil {
 		return engine.Object{}, err
 	}
-	obj.Body, obj.Remainder = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder)
+	obj.Body, obj.Remainder, obj.DefaultsStamp = fromJSONB(obj.Body), remainderFromJSONB(obj.Remainder), uint64(stamp)
 	return obj, nil
 }
 
 // getsSQL is getSQL for many keys at once: the ith row of the arrays
 // answers as row i, once per call, so two gets of one object both get it.
-const getsSQL = `SELECT k.i, o.resource_version, o.stored_version, o.body, o.remainder
+const getsSQL = `SELECT k.i, o.resource_version, o.stored_version, o.body, o.remainder, ` + stampColumn + `
 FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS k(resource, namespace, name, i)
 JOIN objects o USING (resource, namespace, name)`
 
@@ -117,7 +121,7 @@ func readGets(ctx context.Context, db *pgxpool.Pool, gets []*call) (found []bool
 	for rows.Next() {
 		var i int
 		// The index first, to learn whose destination the rest is for.
-		if err := rows.Scan(&i, nil, nil, nil, nil); err != nil {
+		if err := rows.Scan(&i, nil, nil, nil, nil, nil); err != nil {
 			return nil, err
 		}
 		if i < 1 || i > len(gets) {

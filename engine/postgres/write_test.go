@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/dynapi/dynapi/engine"
@@ -210,4 +211,37 @@ func TestResourceVersionsIncrease(t *testing.T) {
 	}
 	obj, err := s.Delete(ctx, engine.ObjectKey{Resource: pipes, Namespace: "default", Name: "pipes0"}, 0)
 	check("delete", obj, err)
+}
+
+// TestGetReadsTheDefaultsStamp: a get returns the defaults stamp its
+// object was written with (every bit of it: stamps use all 64), alone and
+// read together with other gets, and an update that stores none clears it.
+func TestGetReadsTheDefaultsStamp(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	const stamp = 1<<63 | 0x5eed // above int64's range, as a hash may be
+	var objects []engine.Object
+	for i := range 16 {
+		in := newObject(pipes, "default", "p"+strconv.Itoa(i), nil)
+		in.DefaultsStamp = stamp
+		objects = append(objects, mustCreate(t, s, in))
+	}
+	var gets sync.WaitGroup // in flight together: read by one statement
+	for _, o := range objects {
+		gets.Go(func() {
+			if got, err := s.Get(ctx, o.Key); err != nil || got.DefaultsStamp != stamp {
+				t.Errorf("Get %s: stamp %#x, %v; want %#x", o.Key.Name, got.DefaultsStamp, err, uint64(stamp))
+			}
+		})
+	}
+	gets.Wait()
+	o := objects[0]
+	o.DefaultsStamp = 0
+	if _, err := s.Update(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, o.Key); err != nil || got.DefaultsStamp != 0 {
+		t.Errorf("Get after an update without a stamp: stamp %#x, %v; want 0", got.DefaultsStamp, err)
+	}
 }
