@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -85,52 +84,26 @@ func getsTogether(b *batcher, ctx context.Context, gets []*call) {
 	}
 }
 
-// genericPlanSQL makes the statements after it in its transaction run
-// the plan PostgreSQL keeps for them, planned once per connection.
-//
-// Why for getsSQL: its custom plans differ only in the arrays' lengths, so
-// the plan cache never found the generic plan cheaper and planned the
-// statement anew on every call, 270 µs of planning (objects has a dozen
-// indexes to weigh) for 140 µs of running: 3,609 plans for 3,604 calls over
-// 30,000 updates, patches and deletes (pg_stat_statements with
-// track_planning). The generic plan is the same nested loop over
-// objects_pkey (TestGetsPlanOnce).
-const genericPlanSQL = "SET LOCAL plan_cache_mode = force_generic_plan"
-
-// readGets runs getsSQL for gets, after genericPlanSQL in one round trip,
-// scans each row into the destination of its get and says which were found.
-func readGets(ctx context.Context, db *pgxpool.Pool, gets []*call) (found []bool, err error) {
+// readGets runs getsSQL for gets (with its generic plan: see
+// queryGeneric), scans each row into the destination of its get and says
+// which were found.
+func readGets(ctx context.Context, db *pgxpool.Pool, gets []*call) ([]bool, error) {
 	resources, namespaces, names := make([]string, len(gets)), make([]string, len(gets)), make([]string, len(gets))
 	for i, c := range gets {
 		resources[i], namespaces[i], names[i] = resourceColumn(c.st.key.Resource), c.st.key.Namespace, c.st.key.Name
 	}
-	var batch pgx.Batch
-	batch.Queue(genericPlanSQL)
-	batch.Queue(getsSQL, resources, namespaces, names)
-	results := db.SendBatch(ctx, &batch)
-	defer func() { err = errors.Join(err, results.Close()) }()
-	if _, err := results.Exec(); err != nil {
-		return nil, err
-	}
-	rows, err := results.Query()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	found = make([]bool, len(gets))
-	for rows.Next() {
+	found := make([]bool, len(gets))
+	err := queryGeneric(ctx, db, func(rows pgx.Rows) error {
 		var i int
 		// The index first, to learn whose destination the rest is for.
 		if err := rows.Scan(&i, nil, nil, nil, nil, nil); err != nil {
-			return nil, err
+			return err
 		}
 		if i < 1 || i > len(gets) {
-			return nil, fmt.Errorf("gets returned row %d of %d", i, len(gets))
-		}
-		if err := rows.Scan(append([]any{nil}, gets[i-1].st.dest...)...); err != nil {
-			return nil, err
+			return fmt.Errorf("gets returned row %d of %d", i, len(gets))
 		}
 		found[i-1] = true
-	}
-	return found, rows.Err()
+		return rows.Scan(append([]any{nil}, gets[i-1].st.dest...)...)
+	}, getsSQL, resources, namespaces, names)
+	return found, err
 }

@@ -6,6 +6,9 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/watch"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // pollSQL reads the log after W ($1), with the compaction horizon and the
@@ -113,24 +116,20 @@ func (p *poller) read(ctx context.Context, t target, w int64, wanted []string, a
 	return b, err
 }
 
-// readBatch runs pollSQL on db.
-func readBatch(ctx context.Context, db dbtx, w int64, wanted []string, all bool) (batch, error) {
-	rows, err := db.Query(ctx, pollSQL, w, pollBatch, wanted, all)
-	if err != nil {
-		return batch{}, fmt.Errorf("read events: %w", err)
-	}
-	defer rows.Close()
+// readBatch runs pollSQL on db, with its generic plan (see queryGeneric).
+func readBatch(ctx context.Context, db *pgxpool.Pool, w int64, wanted []string, all bool) (batch, error) {
 	var b batch
-	for rows.Next() {
+	err := queryGeneric(ctx, db, func(rows pgx.Rows) error {
 		var r nullLogRow
 		if err := rows.Scan(append([]any{&b.horizon, &b.seq}, r.targets()...)...); err != nil {
-			return batch{}, fmt.Errorf("read events: %w", err)
+			return err
 		}
 		if row, ok := r.row(); ok {
 			b.rows = append(b.rows, row)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, pollSQL, w, pollBatch, wanted, all)
+	if err != nil {
 		return batch{}, fmt.Errorf("read events: %w", err)
 	}
 	return b, nil
