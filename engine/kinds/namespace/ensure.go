@@ -15,7 +15,7 @@ import (
 // Register makes service serve namespaces with their Strategy, and returns
 // the Finalizer to run beside it: writes through service wake it.
 func Register(service *resource.Service) *Finalizer {
-	f := &Finalizer{service: service, poked: wait.NewNudge()}
+	f := &Finalizer{service: service, poked: wait.NewNudge(), page: emptyPage}
 	service.Register(engine.Namespaces, &Strategy{finalizer: f})
 	service.OnRemove(func(key engine.ObjectKey) {
 		if key.Namespace != "" {

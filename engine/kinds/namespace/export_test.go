@@ -10,3 +10,6 @@ import (
 func (s *Finalizer) Look(ctx context.Context, snap *registry.Snapshot) error {
 	return s.finalizeNamespaces(ctx, snap)
 }
+
+// SetPage sets how many objects the Finalizer lists, then deletes, at a time.
+func (s *Finalizer) SetPage(n int) { s.page = n }

@@ -2,6 +2,8 @@ package namespace_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -30,6 +32,7 @@ func TestFinalizerWritesThroughThePipeline(t *testing.T) {
 	ctx := context.Background()
 	kit := servicetest.Open(t)
 	f := namespace.Register(kit.Service)
+	f.SetPage(3) // the namespaces below hold more: emptied page by page
 	namespaces := target(t, kit, "namespaces", "")
 
 	for _, tc := range []struct {
@@ -79,6 +82,36 @@ func TestFinalizerWritesThroughThePipeline(t *testing.T) {
 		check: func(t *testing.T, _ string, _, now []byte) {
 			if now != nil {
 				t.Errorf("an emptied namespace with no finalizers is still there: %s", now)
+			}
+		},
+	}, {
+		name: "paged", spec: `{}`,
+		fill: func(t *testing.T, ns string) {
+			for i := range 10 {
+				finalizers := ""
+				if i == 7 {
+					finalizers = `,"finalizers":["example.com/x"]`
+				}
+				_, err := kit.Service.Create(ctx, target(t, kit, "configmaps", ns),
+					fmt.Appendf(nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d"%s}}`, i, finalizers), resource.WriteOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
+		check: func(t *testing.T, ns string, _, now []byte) {
+			var left []string
+			if _, err := kit.Service.ListStored(ctx, engine.ListOptions{Namespace: ns}, func(o engine.Object) error {
+				left = append(left, o.Key.Name)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(left, []string{"c7"}) {
+				t.Errorf("left in the namespace: %v, want c7 alone (it has a finalizer)", left)
+			}
+			if got := gjson.GetBytes(now, `status.conditions.#(type=="NamespaceContentRemaining").message`).String(); got != "Some resources are remaining: configmaps has 1 resource instances" {
+				t.Errorf("NamespaceContentRemaining says %q", got)
 			}
 		},
 	}, {
