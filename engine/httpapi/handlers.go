@@ -210,17 +210,25 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		s.writeError(w, r, err)
 		return
 	}
-	deleted, err := s.service.DeleteCollection(r.Context(), req.target, lo, opts.DeleteOptions)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	if f.kind == formatTable || f.kind == formatMeta || f.kind == formatCSV {
 		f = format{kind: formatJSON} // the deleted objects, not a Table of them
 	}
+	// The deleted objects stream out as they go, as a list's do: memory
+	// holds a page of them, however large the collection.
 	lw := newListWriter(w, f, nil, req.target.APIVersion(), req.target.Resource.ListKind)
-	for _, obj := range deleted {
-		_ = lw.add(obj) // adding to a buffer until flushed; a write error surfaces in finish
+	err = s.service.DeleteCollection(r.Context(), req.target, lo, opts.DeleteOptions, func(obj []byte) error {
+		_ = lw.add(obj) // a client gone away does not stop the deletes; finish reports it
+		return nil
+	})
+	if err != nil && !lw.flushed {
+		s.writeError(w, r, err)
+		return
+	}
+	if err != nil {
+		// Part of the answer is on the wire: cut the connection so that the
+		// client sees a failure, not a short list of what went.
+		s.logger.Error("deletecollection failed mid-stream", "path", r.URL.Path, "err", err)
+		panic(http.ErrAbortHandler)
 	}
 	if err := lw.finish(engine.ListMeta{}); err != nil {
 		s.logger.Warn("deletecollection response not sent", "err", err)

@@ -119,28 +119,57 @@ func checkPreconditions(t Target, old engine.Object, opts DeleteOptions) error {
 	return nil
 }
 
+// deletePage is how many objects DeleteCollection lists, then deletes, at
+// a time when the client sets no limit: each object listed is held, with
+// its body, until it is deleted, so a collection of a million objects
+// would otherwise be held whole (and its deleted objects, for the answer,
+// besides).
+const deletePage = 500
+
 // DeleteCollection deletes every object the list options select (selectable
-// fields as a list selects them), each as Delete would, and returns them in
-// the target's version. Errors: those of List and Delete.
-func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.ListOptions, opts DeleteOptions) ([][]byte, error) {
+// fields as a list selects them), each as Delete would, and hands each
+// deleted object, in the target's version, to each as it goes. Without a
+// limit it lists and deletes deletePage objects at a time, the pages after
+// the first read at the first one's resourceVersion (continue tokens), as
+// one list would read them; with one, the page the limit and continue
+// token select. Errors: those of List, Delete and each.
+func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.ListOptions, opts DeleteOptions, each func([]byte) error) error {
 	f, err := newFilter(t, lo)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var matched []engine.Object
 	lo = f.storeOptions(lo)
 	lo.Resource, lo.Namespace = t.GroupResource(), t.Namespace
-	if _, err := s.storage.List(ctx, lo, func(o engine.Object) error {
-		matched = append(matched, o)
-		return nil
-	}); err != nil {
-		return nil, err
+	paged := lo.Limit == 0
+	if paged {
+		lo.Limit = deletePage
 	}
-	if matched, err = s.selected(ctx, t, f, matched); err != nil {
-		return nil, err
+	for {
+		var page []engine.Object
+		meta, err := s.storage.List(ctx, lo, func(o engine.Object) error {
+			page = append(page, o)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if page, err = s.selected(ctx, t, f, page); err != nil {
+			return err
+		}
+		if err := s.deleteListed(ctx, t, page, opts, each); err != nil {
+			return err
+		}
+		if !paged || meta.Continue == "" {
+			return nil
+		}
+		lo.Continue = meta.Continue
 	}
-	out := make([][]byte, 0, len(matched))
-	for _, o := range matched {
+}
+
+// deleteListed deletes the objects a DeleteCollection listed, handing each
+// deleted one to each.
+func (s *Service) deleteListed(ctx context.Context, t Target, listed []engine.Object, opts DeleteOptions, each func([]byte) error) error {
+	for _, o := range listed {
 		res, err := s.deleteOne(ctx, t, o, false, opts)
 		if engine.ErrorCode(err) == engine.CodeConflict && opts.PreconditionUID == "" && opts.PreconditionResourceVersion == "" {
 			// Changed since the list: kube-apiserver deletes each listed
@@ -151,11 +180,13 @@ func (s *Service) DeleteCollection(ctx context.Context, t Target, lo engine.List
 			continue // deleted since the list, or a precondition no longer holds
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, res.Object)
+		if err := each(res.Object); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // selected keeps the stored objects that match f's selectable-field

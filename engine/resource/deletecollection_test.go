@@ -43,7 +43,11 @@ func TestDeleteCollectionOfAChangedObject(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deleted, err := s.DeleteCollection(ctx, target, engine.ListOptions{}, DeleteOptions{})
+	var deleted [][]byte
+	err := s.DeleteCollection(ctx, target, engine.ListOptions{}, DeleteOptions{}, func(obj []byte) error {
+		deleted = append(deleted, obj)
+		return nil
+	})
 	if err != nil || len(deleted) != 3 || len(store.objects) != 0 {
 		t.Fatalf("deleted %d, %v; %d left, want 0", len(deleted), err, len(store.objects))
 	}
