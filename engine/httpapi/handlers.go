@@ -49,17 +49,23 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		return
 	}
 	lw := newListWriter(w, f, tb, req.target.APIVersion(), req.target.Resource.ListKind)
-	err = s.streamList(r, req, f, opts, lw)
-	if err != nil && !lw.flushed {
+	s.failStream(w, r, lw, "list", s.streamList(r, req, f, opts, lw))
+}
+
+// failStream answers err, the error of a list streamed through lw, when
+// there is one: as a Status while nothing is sent yet; once part of the
+// list is on the wire, by cutting the connection, so that the client sees
+// a failure, not a short list.
+func (s *Server) failStream(w http.ResponseWriter, r *http.Request, lw *listWriter, what string, err error) {
+	if err == nil {
+		return
+	}
+	if !lw.flushed {
 		s.writeError(w, r, err)
 		return
 	}
-	if err != nil {
-		// Part of the list is on the wire: cut the connection so that the
-		// client sees a failure, not a short list.
-		s.logger.Error("list failed mid-stream", "path", r.URL.Path, "err", err)
-		panic(http.ErrAbortHandler)
-	}
+	s.logger.Error(what+" failed mid-stream", "path", r.URL.Path, "err", err)
+	panic(http.ErrAbortHandler)
 }
 
 // readList reads what a list needs before it lists: the answer's
@@ -220,15 +226,9 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		_ = lw.add(obj) // a client gone away does not stop the deletes; finish reports it
 		return nil
 	})
-	if err != nil && !lw.flushed {
-		s.writeError(w, r, err)
-		return
-	}
 	if err != nil {
-		// Part of the answer is on the wire: cut the connection so that the
-		// client sees a failure, not a short list of what went.
-		s.logger.Error("deletecollection failed mid-stream", "path", r.URL.Path, "err", err)
-		panic(http.ErrAbortHandler)
+		s.failStream(w, r, lw, "deletecollection", err)
+		return
 	}
 	if err := lw.finish(engine.ListMeta{}); err != nil {
 		s.logger.Warn("deletecollection response not sent", "err", err)
