@@ -120,7 +120,9 @@ func (s *Service) renameGenerated(w *Write) error {
 // lacked (reads show them) writes them, and so does one of a row not
 // stored as a write stores it now (see storedAsWritten).
 func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
-	unchanged := !w.oldDefaulted && w.storedAsWritten() && sameManaged(w.managedFields.managed, w.oldManaged) && w.same.all()
+	// the compare stage's answer first: it is already known, and false for
+	// most updates, which then skip comparing the managedFields lists
+	unchanged := w.same.all() && !w.oldDefaulted && w.storedAsWritten() && sameManaged(w.managedFields.managed, w.oldManaged)
 	if err := w.joinManagedFields(); err != nil {
 		return err
 	}
