@@ -70,11 +70,14 @@ type skipped struct{}
 
 func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
-// Set writes m as obj's metadata.
+// Set writes m as obj's metadata, encoded as encoding/json encodes it.
 func Set(obj []byte, m *metav1.ObjectMeta) ([]byte, error) {
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("encode metadata: %w", err)
+	raw, ok := appendFast(make([]byte, 0, 512), m)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(m); err != nil {
+			return nil, fmt.Errorf("encode metadata: %w", err)
+		}
 	}
 	out, err := sjson.SetRawBytes(obj, "metadata", raw)
 	if err != nil {
