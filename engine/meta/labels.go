@@ -1,5 +1,11 @@
 package meta
 
+import (
+	"strings"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+)
+
 // plainLabels reports whether every key and value of labels is valid, by
 // a byte scan with the rules of Kubernetes' label regular expressions
 // (validation.IsQualifiedName and IsValidLabelValue): then validating
@@ -14,6 +20,21 @@ func plainLabels(labels map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// plainAnnotations reports whether Kubernetes' ValidateAnnotations finds
+// nothing wrong with annotations: every key, lower-cased, a qualified name
+// (plainLabelKey, on the text kube checks), and keys and values together
+// within TotalAnnotationSizeLimitB (TestPlainAnnotationsAsKube).
+func plainAnnotations(annotations map[string]string) bool {
+	size := 0
+	for k, v := range annotations {
+		if !plainLabelKey(strings.ToLower(k)) { // ToLower allocates only when k has upper case
+			return false
+		}
+		size += len(k) + len(v)
+	}
+	return size <= apivalidation.TotalAnnotationSizeLimitB
 }
 
 // plainLabelKey: an optional DNS-1123 subdomain prefix and '/', then a

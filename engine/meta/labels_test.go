@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // labelSeeds are label keys and values at the edges of Kubernetes' rules.
@@ -62,5 +64,70 @@ func TestValidateCreateLabels(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("labels %v: causes\n%q\nwant\n%q", tt.labels, got, tt.want)
 		}
+	}
+}
+
+// TestPlainAnnotationsAsKube: plainAnnotations says valid exactly when
+// Kubernetes' ValidateAnnotations finds nothing.
+func TestPlainAnnotationsAsKube(t *testing.T) {
+	for _, k := range append(labelSeeds, "Example.COM/Key", "EXAMPLE.com/k", "\u212a8s.io/x", "İ.example/k") {
+		sameAnnotationsAsKube(t, map[string]string{k: "v"})
+	}
+	big := strings.Repeat("v", apivalidation.TotalAnnotationSizeLimitB-2)
+	sameAnnotationsAsKube(t, map[string]string{"ab": big})          // at the limit
+	sameAnnotationsAsKube(t, map[string]string{"abc": big})         // one byte over
+	sameAnnotationsAsKube(t, map[string]string{"a": big, "b": "v"}) // over, in two
+}
+
+// FuzzPlainAnnotations: as TestPlainAnnotationsAsKube, for any key.
+func FuzzPlainAnnotations(f *testing.F) {
+	for _, s := range labelSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, k string) { sameAnnotationsAsKube(t, map[string]string{k: "v", "app": ""}) })
+}
+
+func sameAnnotationsAsKube(t *testing.T, annotations map[string]string) {
+	want := len(apivalidation.ValidateAnnotations(annotations, field.NewPath("metadata", "annotations"))) == 0
+	if plainAnnotations(annotations) != want {
+		t.Fatalf("plainAnnotations(%.80q) = %v, Kubernetes says %v", annotations, !want, want)
+	}
+}
+
+// TestValidateAsKube: ValidateCreate and ValidateUpdate answer as
+// Kubernetes' ValidateObjectMeta and ValidateObjectMetaUpdate do on the
+// whole metadata, which they skip for plain labels and annotations: the
+// same causes, in the same order, duplicates included.
+func TestValidateAsKube(t *testing.T) {
+	old := metav1.ObjectMeta{Name: "a", Namespace: "b", UID: "u", ResourceVersion: "1", Generation: 1,
+		Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"example.com/note": "x"}}
+	tests := []struct {
+		name        string
+		labels      map[string]string
+		annotations map[string]string
+	}{
+		{"plain", map[string]string{"app": "web", "example.com/tier": ""}, map[string]string{"example.com/Owner": "someone", "note": "a\nb"}},
+		{"none", nil, nil},
+		{"bad label key", map[string]string{"bad key!": "v"}, map[string]string{"note": "x"}},
+		{"bad label value", map[string]string{"app": strings.Repeat("v", 64)}, nil},
+		{"bad annotation key", map[string]string{"app": "web"}, map[string]string{"bad key!": "v", "ok": ""}},
+		{"upper-case prefix", nil, map[string]string{"Example.com/note": "v"}},
+		{"annotations too big", map[string]string{"app": "web"}, map[string]string{"note": strings.Repeat("v", apivalidation.TotalAnnotationSizeLimitB)}},
+		{"both bad", map[string]string{"-": "-"}, map[string]string{"/": ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := old
+			m.Labels, m.Annotations = tt.labels, tt.annotations
+			path := field.NewPath("metadata")
+			wantCreate := apivalidation.ValidateObjectMeta(&m, true, NameRule(false), path)
+			if got, want := ValidateCreate(&m, true, NameRule(false)), FieldErrors(wantCreate); !slices.Equal(got, want) {
+				t.Errorf("ValidateCreate:\n%v\nwant\n%v", got, want)
+			}
+			wantUpdate := append(wantCreate, apivalidation.ValidateObjectMetaUpdate(&m, &old, path)...)
+			if got, want := ValidateUpdate(&m, &old, true, NameRule(false)), FieldErrors(wantUpdate); !slices.Equal(got, want) {
+				t.Errorf("ValidateUpdate:\n%v\nwant\n%v", got, want)
+			}
+		})
 	}
 }

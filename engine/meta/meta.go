@@ -70,11 +70,14 @@ type skipped struct{}
 
 func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
-// Set writes m as obj's metadata.
+// Set writes m as obj's metadata, encoded as encoding/json encodes it.
 func Set(obj []byte, m *metav1.ObjectMeta) ([]byte, error) {
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("encode metadata: %w", err)
+	raw, ok := appendFast(make([]byte, 0, 512), m)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(m); err != nil {
+			return nil, fmt.Errorf("encode metadata: %w", err)
+		}
 	}
 	out, err := sjson.SetRawBytes(obj, "metadata", raw)
 	if err != nil {
@@ -100,20 +103,38 @@ func ValidateCreate(m *metav1.ObjectMeta, namespaced bool, name apivalidation.Va
 // ValidateUpdate checks metadata of an object replacing old: immutable
 // fields, no new finalizers on an object being deleted, and the create rules.
 func ValidateUpdate(m, old *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) []engine.FieldError {
-	errs := validateObjectMeta(m, namespaced, name)
+	m = withoutPlain(m)
+	errs := apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata"))
 	errs = append(errs, apivalidation.ValidateObjectMetaUpdate(m, old, field.NewPath("metadata"))...)
 	return FieldErrors(errs)
 }
 
-// validateObjectMeta is Kubernetes' ValidateObjectMeta, without its
-// regular expressions over labels that plainLabels finds valid.
+// validateObjectMeta is Kubernetes' ValidateObjectMeta over withoutPlain(m).
 func validateObjectMeta(m *metav1.ObjectMeta, namespaced bool, name apivalidation.ValidateNameFunc) field.ErrorList {
-	if len(m.Labels) > 0 && plainLabels(m.Labels) {
-		withoutLabels := *m
-		withoutLabels.Labels = nil
-		m = &withoutLabels
+	return apivalidation.ValidateObjectMeta(withoutPlain(m), namespaced, name, field.NewPath("metadata"))
+}
+
+// withoutPlain is m without its labels when plainLabels finds them valid,
+// and without its annotations when plainAnnotations does: Kubernetes'
+// checks of them (regular expressions, run twice on an update: by
+// ValidateObjectMeta and again by ValidateObjectMetaUpdate) would find
+// nothing. Why: those expressions took 15,500 of a PUT's 746,000
+// instructions (callgrind) for a Widget with three labels. The other
+// fields are Kubernetes' to check, unchanged.
+func withoutPlain(m *metav1.ObjectMeta) *metav1.ObjectMeta {
+	dropLabels := len(m.Labels) > 0 && plainLabels(m.Labels)
+	dropAnnotations := len(m.Annotations) > 0 && plainAnnotations(m.Annotations)
+	if !dropLabels && !dropAnnotations {
+		return m
 	}
-	return apivalidation.ValidateObjectMeta(m, namespaced, name, field.NewPath("metadata"))
+	c := *m
+	if dropLabels {
+		c.Labels = nil
+	}
+	if dropAnnotations {
+		c.Annotations = nil
+	}
+	return &c
 }
 
 // FieldErrors turns Kubernetes' field errors into causes, worded as

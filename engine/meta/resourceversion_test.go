@@ -9,9 +9,9 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// TestSetResourceVersionAsSjson: SetResourceVersion gives sjson's bytes,
-// whatever the metadata holds and wherever it is.
-func TestSetResourceVersionAsSjson(t *testing.T) {
+// TestSetMetadataAsSjson: SetResourceVersion and SetGeneration give
+// sjson's bytes, whatever the metadata holds and wherever it is.
+func TestSetMetadataAsSjson(t *testing.T) {
 	for _, obj := range []string{
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"b"},"data":{"k":"v"}}`,
 		`{"metadata":{"name":"a","resourceVersion":"12"},"spec":{}}`,
@@ -26,21 +26,30 @@ func TestSetResourceVersionAsSjson(t *testing.T) {
 		`{"metadata":"not an object"}`,
 		`{"metadata":null}`,
 		`{ "metadata" : { "name" : "a" } }`,
+		`{"metadata":{"name":"a","generation":3,"labels":{"generation":"x"}}}`,
+		`{"metadata":{"generation":null}}`,
+		`{"metadata":{"managedFields":[{"f:metadata":{"generation":1}}],"generation":"2"}}`,
 		`{"metadata":{ }}`,
 		`{"metadata":{"name":"a" }}`,
 	} {
-		for _, rv := range []int64{1, 9876543210} {
-			want, wantErr := sjson.SetBytes([]byte(obj), "metadata.resourceVersion", strconv.FormatInt(rv, 10))
-			got, err := SetResourceVersion([]byte(obj), rv)
+		for _, n := range []int64{1, 9876543210, -1} {
+			want, wantErr := sjson.SetBytes([]byte(obj), "metadata.resourceVersion", strconv.FormatInt(n, 10))
+			got, err := SetResourceVersion([]byte(obj), n)
 			if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
-				t.Errorf("SetResourceVersion(%s, %d) = %s, %v; sjson gives %s, %v", obj, rv, got, err, want, wantErr)
+				t.Errorf("SetResourceVersion(%s, %d) = %s, %v; sjson gives %s, %v", obj, n, got, err, want, wantErr)
+			}
+			want, wantErr = sjson.SetBytes([]byte(obj), "metadata.generation", n)
+			got, err = SetGeneration([]byte(obj), n)
+			if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
+				t.Errorf("SetGeneration(%s, %d) = %s, %v; sjson gives %s, %v", obj, n, got, err, want, wantErr)
 			}
 		}
 	}
 }
 
 // BenchmarkSetResourceVersion: a 1.6 KB Widget as a create stores it,
-// through SetResourceVersion and through sjson.
+// through SetResourceVersion and through sjson; and its generation bumped,
+// through SetGeneration and through sjson.
 func BenchmarkSetResourceVersion(b *testing.B) {
 	obj := []byte(`{"apiVersion":"shop.example.com/v1","kind":"Widget","metadata":{"name":"w1","namespace":"bench",` +
 		`"uid":"e9b3274d-8541-4ec5-a9a7-c6cfe179860f","generation":1,"creationTimestamp":"2026-11-26T17:25:16Z",` +
@@ -62,6 +71,22 @@ func BenchmarkSetResourceVersion(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := sjson.SetBytes(obj, "metadata.resourceVersion", "123456"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SetGeneration", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := SetGeneration(obj, 2); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sjson generation", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sjson.SetBytes(obj, "metadata.generation", int64(2)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/tidwall/sjson"
-
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/apply"
 	"github.com/dynapi/dynapi/engine/jsonguard"
@@ -182,7 +180,7 @@ func generation(_ *Service, w *Write) error {
 	if w.managedFields.diff.Complete && !w.managedFields.diff.Outside(ignore...) || !w.managedFields.diff.Complete && w.same.spec(statusOwn) {
 		return nil
 	}
-	out, err := sjson.SetBytes(w.Object, "metadata.generation", lookup(w.Old, "metadata.generation").Int()+1)
+	out, err := meta.SetGeneration(w.Object, w.OldMeta.Generation+1) // OldMeta: w.Old's, parsed once
 	if err != nil {
 		return fmt.Errorf("bump generation: %w", err)
 	}

@@ -8,7 +8,8 @@ import "github.com/dynapi/dynapi/internal/json/jsoneq"
 // (is anything changed at all), so that an update compares the objects
 // once. Each part is the comparison of sameJSON (numbers as written).
 type sameness struct {
-	// outside: the object is the same but for metadata and status.
+	// outside: the object is the same but for metadata and status; when
+	// false, the other fields are not computed (false too).
 	outside bool
 	// status: the same status, or none on both sides.
 	status bool
@@ -40,10 +41,18 @@ func compare(_ *Service, w *Write) error {
 }
 
 // compareObjects compares obj with old, each part of both read once.
+// When they differ outside metadata and status, as most updates do, the
+// other parts are not read: every question sameness answers is false
+// then (its methods all ask outside first). Why: those parts took six
+// gjson lookups, each scanning a body from its start, and two
+// comparisons; 60,000 of a PUT's 746,000 instructions (callgrind).
 func compareObjects(obj, old []byte) sameness {
+	if !sameJSON(obj, old, "metadata", "status") {
+		return sameness{}
+	}
 	text := jsoneq.Options{NumbersAsWritten: true}
 	return sameness{
-		outside:  sameJSON(obj, old, "metadata", "status"),
+		outside:  true,
 		status:   text.EqualText(lookup(obj, "status").Raw, lookup(old, "status").Raw),
 		metadata: sameJSON(MetadataOf(obj), MetadataOf(old), "resourceVersion", "generation"),
 		server: text.EqualText(lookup(obj, "metadata.resourceVersion").Raw, lookup(old, "metadata.resourceVersion").Raw) &&
