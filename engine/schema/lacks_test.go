@@ -16,10 +16,30 @@ func TestLacksAgreesWithWalk(t *testing.T) {
 	t.Parallel()
 	s := mustCompile(t, lacksSchema)
 	for _, in := range lacksSeeds {
-		if got, walk := s.lacksDefaults([]byte(in)), walkChanges(s, in); got != walk {
-			t.Errorf("lacksDefaults(%s) = %v, but the walk changes it: %v", in, got, walk)
-		}
+		checkLacks(t, s, in)
 	}
+}
+
+// checkLacks holds lacksDefaults(in) to the walk: equal, but where the
+// object has a key written with an escape, which lacksDefaults leaves to
+// the walk (it answers true, and the walk decides).
+func checkLacks(t *testing.T, s *Schema, in string) {
+	t.Helper()
+	got, walk := s.lacksDefaults([]byte(in)), walkChanges(s, in)
+	if got != walk && !(got && hasEscapedKey(gjson.Parse(in))) {
+		t.Errorf("lacksDefaults(%s) = %v, but the walk changes it: %v", in, got, walk)
+	}
+}
+
+// hasEscapedKey reports whether v, or a value within it, is an object
+// with a key written with an escape.
+func hasEscapedKey(v gjson.Result) bool {
+	found := false
+	v.ForEach(func(k, e gjson.Result) bool {
+		found = strings.Contains(k.Raw, `\`) || hasEscapedKey(e)
+		return !found
+	})
+	return found
 }
 
 // FuzzLacksAgreesWithWalk is TestLacksAgreesWithWalk for any JSON object.
@@ -32,9 +52,7 @@ func FuzzLacksAgreesWithWalk(f *testing.F) {
 		if !gjson.Valid(in) || !gjson.Parse(in).IsObject() || !uniqueKeys(in) {
 			return // stored objects come out of jsonb: valid, keys unique
 		}
-		if got, walk := s.lacksDefaults([]byte(in)), walkChanges(s, in); got != walk {
-			t.Errorf("lacksDefaults(%s) = %v, but the walk changes it: %v", in, got, walk)
-		}
+		checkLacks(t, s, in)
 	})
 }
 
@@ -116,6 +134,7 @@ const lacksSchema = `{"type":"object","properties":{
 
 var lacksSeeds = []string{
 	`{}`,
+	`{"\b":{}}`, // an escaped key: left to the walk (found by the fuzzer)
 	`{"spec":{}}`,
 	`{"spec":{"a":"set"}}`,
 	`{"spec":{"a":null}}`,
