@@ -47,7 +47,12 @@ func newTransport(clients int) *http.Transport {
 // want is an error that quotes the body. The request ends at ctx's
 // deadline, or requestTimeout.
 func (c client) do(ctx context.Context, method, path, contentType string, body []byte, want int) ([]byte, error) {
-	code, out, err := c.wire.do(ctx, method, path, contentType, body)
+	return c.doInto(ctx, method, path, contentType, body, want, nil)
+}
+
+// doInto is do, with the answer read into into's memory when it has room.
+func (c client) doInto(ctx context.Context, method, path, contentType string, body []byte, want int, into []byte) ([]byte, error) {
+	code, out, err := c.wire.doInto(ctx, method, path, contentType, body, into)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
@@ -57,9 +62,20 @@ func (c client) do(ctx context.Context, method, path, contentType string, body [
 	return out, nil
 }
 
-// getAs sends a GET asking for the representation accept; it must answer 200.
-func (c client) getAs(ctx context.Context, path, accept string) ([]byte, error) {
-	return c.do(ctx, http.MethodGet, path, accept, nil, http.StatusOK)
+// reader reads answers of GETs that must answer 200 into memory it keeps
+// from one to the next: one at a time, each valid until the next.
+type reader struct {
+	c   client
+	buf []byte
+}
+
+// get reads path as accept (application/json when empty).
+func (r *reader) get(ctx context.Context, path, accept string) ([]byte, error) {
+	out, err := r.c.doInto(ctx, http.MethodGet, path, accept, nil, http.StatusOK, r.buf)
+	if cap(out) > cap(r.buf) {
+		r.buf = out[:0]
+	}
+	return out, err
 }
 
 // get sends a GET that must answer 200.

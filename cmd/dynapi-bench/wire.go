@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -67,6 +68,12 @@ func newWire(base, token string) (*wire, error) {
 // contentType is the body's Content-Type; for a GET, which has no body,
 // it is the Accept header instead (application/json when empty).
 func (w *wire) do(ctx context.Context, method, path, contentType string, body []byte) (int, []byte, error) {
+	return w.doInto(ctx, method, path, contentType, body, nil)
+}
+
+// doInto is do, with the answer's body read into into's memory when it
+// has room (see readResponse).
+func (w *wire) doInto(ctx context.Context, method, path, contentType string, body, into []byte) (int, []byte, error) {
 	c, err := w.get(ctx)
 	if err != nil {
 		return 0, nil, err
@@ -78,7 +85,7 @@ func (w *wire) do(ctx context.Context, method, path, contentType string, body []
 	// A ctx that ends (Ctrl-C, a deadline) ends the request; the
 	// connection is closed after.
 	stop := context.AfterFunc(ctx, func() { c.conn.SetDeadline(time.Unix(1, 0)) })
-	code, out, keep, err := c.roundTrip(w.host, w.auth, method, path, contentType, body)
+	code, out, keep, err := c.roundTrip(w.host, w.auth, method, path, contentType, body, into)
 	if !stop() {
 		keep = false // its deadline is in the past
 	}
@@ -145,9 +152,9 @@ func (w *wire) put(c *wireConn) {
 	}
 }
 
-// roundTrip writes the request and reads the response; keep says whether
-// the connection may carry another request.
-func (c *wireConn) roundTrip(host, auth, method, path, contentType string, body []byte) (code int, out []byte, keep bool, err error) {
+// roundTrip writes the request and reads the response into into's memory;
+// keep says whether the connection may carry another request.
+func (c *wireConn) roundTrip(host, auth, method, path, contentType string, body, into []byte) (code int, out []byte, keep bool, err error) {
 	accept := "application/json"
 	if method == "GET" && contentType != "" {
 		accept, contentType = contentType, ""
@@ -163,11 +170,16 @@ func (c *wireConn) roundTrip(host, auth, method, path, contentType string, body 
 	if _, err := c.conn.Write(c.req); err != nil {
 		return 0, nil, false, err
 	}
-	return readResponse(c.r, method)
+	return readResponse(c.r, method, into)
 }
 
-// readResponse reads one HTTP/1.1 response from r.
-func readResponse(r *bufio.Reader, method string) (code int, body []byte, keep bool, err error) {
+// readResponse reads one HTTP/1.1 response from r. The body goes into
+// into's memory when it has room, else into memory of its own.
+//
+// Why reuse: a whole list of 10,000 objects is 17 MB. Read into fresh
+// memory each time, the tool spent more CPU on page faults and the
+// collector than dynapi spent on the list, on the cores the list runs on.
+func readResponse(r *bufio.Reader, method string, into []byte) (code int, body []byte, keep bool, err error) {
 	line, err := readLine(r)
 	if err != nil {
 		return 0, nil, false, fmt.Errorf("read status line: %w", err)
@@ -208,9 +220,9 @@ func readResponse(r *bufio.Reader, method string) (code int, body []byte, keep b
 	case method == "HEAD" || code == 204 || code == 304 || code/100 == 1:
 		return code, nil, keep, nil
 	case chunked:
-		body, err = readChunked(r)
+		body, err = readChunked(r, into[:0])
 	case length >= 0:
-		body = make([]byte, length)
+		body = slices.Grow(into[:0], int(length))[:length]
 		_, err = io.ReadFull(r, body)
 	default: // the body runs to the end of the connection
 		body, err = io.ReadAll(r)
@@ -222,9 +234,9 @@ func readResponse(r *bufio.Reader, method string) (code int, body []byte, keep b
 	return code, body, keep, nil
 }
 
-// readChunked reads a chunked body and its (ignored) trailers.
-func readChunked(r *bufio.Reader) ([]byte, error) {
-	var body []byte
+// readChunked appends a chunked body to body and reads its (ignored)
+// trailers.
+func readChunked(r *bufio.Reader, body []byte) ([]byte, error) {
 	for {
 		line, err := readLine(r)
 		if err != nil {
@@ -239,7 +251,7 @@ func readChunked(r *bufio.Reader) ([]byte, error) {
 			break
 		}
 		start := len(body)
-		body = append(body, make([]byte, n)...)
+		body = slices.Grow(body, int(n))[:start+int(n)]
 		if _, err := io.ReadFull(r, body[start:]); err != nil {
 			return nil, err
 		}

@@ -23,6 +23,10 @@ func TestReadResponse(t *testing.T) {
 		wantBody string
 		wantKeep bool
 		wantErr  string
+		// into is the memory offered for the body; wantReuse says the body
+		// must be read into it.
+		into      []byte
+		wantReuse bool
 	}{
 		{name: "content length", raw: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
 			wantCode: 200, wantBody: "hello", wantKeep: true},
@@ -31,6 +35,14 @@ func TestReadResponse(t *testing.T) {
 		{name: "chunked with extension and trailer",
 			raw:      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\nA\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n",
 			wantCode: 200, wantBody: "abc0123456789", wantKeep: true},
+		{name: "chunked into used memory with room", into: []byte("stale bytes, longer than the body"), wantReuse: true,
+			raw:      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
+			wantCode: 200, wantBody: "abcde", wantKeep: true},
+		{name: "chunked into memory without room", into: []byte("ab"),
+			raw:      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
+			wantCode: 200, wantBody: "abcde", wantKeep: true},
+		{name: "content length into used memory with room", into: []byte("stale bytes"), wantReuse: true,
+			raw: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", wantCode: 200, wantBody: "hello", wantKeep: true},
 		{name: "body to the end of the connection", raw: "HTTP/1.0 200 OK\r\n\r\nuntil EOF",
 			wantCode: 200, wantBody: "until EOF"},
 		{name: "no body for 204", raw: "HTTP/1.1 204 No Content\r\n\r\n", wantCode: 204, wantKeep: true},
@@ -51,7 +63,7 @@ func TestReadResponse(t *testing.T) {
 			if method == "" {
 				method = "GET"
 			}
-			code, body, keep, err := readResponse(bufio.NewReader(strings.NewReader(tt.raw)), method)
+			code, body, keep, err := readResponse(bufio.NewReader(strings.NewReader(tt.raw)), method, tt.into)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
@@ -63,6 +75,9 @@ func TestReadResponse(t *testing.T) {
 			}
 			if code != tt.wantCode || string(body) != tt.wantBody || keep != tt.wantKeep {
 				t.Fatalf("got %d %q keep=%v, want %d %q keep=%v", code, body, keep, tt.wantCode, tt.wantBody, tt.wantKeep)
+			}
+			if reused := len(body) > 0 && len(tt.into) > 0 && &body[0] == &tt.into[0]; reused != tt.wantReuse {
+				t.Fatalf("body read into the memory offered: %v, want %v", reused, tt.wantReuse)
 			}
 		})
 	}
