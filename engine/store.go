@@ -107,6 +107,10 @@ type ListOptions struct {
 	// list (PartialObjectMetadataList) needs, without the rest leaving the
 	// store.
 	MetadataOnly bool
+	// Transient says that each copies what it keeps of an object: once
+	// each returns, the store may reuse the memory of its Body for the
+	// next objects. A list answered straight to a client sets it.
+	Transient bool
 }
 
 // ResourceVersionMatch values.

@@ -89,6 +89,7 @@ func (s *Server) streamList(r *http.Request, req request, f format, opts engine.
 	if f.kind == formatMeta {
 		list = s.service.ListMetadata
 	}
+	opts.Transient = true // lw.add copies each item into the answer
 	meta, err := list(r.Context(), req.target, opts, lw.add)
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ func (s *Store) List(ctx context.Context, opts engine.ListOptions, each func(eng
 			return plain(obj)
 		}
 	}
-	return pumpList(ctx, opts.Limit, each, func(p *pump) (engine.ListMeta, error) {
+	return pumpList(ctx, opts.Limit, opts.Transient, each, func(p *pump) (engine.ListMeta, error) {
 		t := s.router.choose(p.ctx, "list")
 		meta, err := s.listOn(p, t, opts, st)
 		if fallback(p.ctx, t, err) && p.discard() {

@@ -64,8 +64,10 @@ type listBatch struct {
 // pumpList runs read in a goroutine of its own, with a pump whose add
 // read calls for each object, and calls each for every object, in order,
 // in the caller's goroutine. It returns read's ListMeta, or the first
-// error of each (which ends read) or of read.
-func pumpList(ctx context.Context, limit int64, each func(engine.Object) error, read func(*pump) (engine.ListMeta, error)) (engine.ListMeta, error) {
+// error of each (which ends read) or of read. When transient (each keeps
+// no body: engine.ListOptions.Transient), each body goes back to
+// listBodies once each returns, for the rows read after it.
+func pumpList(ctx context.Context, limit int64, transient bool, each func(engine.Object) error, read func(*pump) (engine.ListMeta, error)) (engine.ListMeta, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Batches hold pumpBatchBytes but the last, so the queue's bytes
@@ -86,6 +88,9 @@ func pumpList(ctx context.Context, limit int64, each func(engine.Object) error, 
 		for _, obj := range b.objs {
 			if eachErr == nil {
 				eachErr = each(obj)
+			}
+			if transient {
+				listBodies.put(obj.Body)
 			}
 		}
 		if eachErr != nil {

@@ -168,7 +168,7 @@ func (n *rowNames) scan(rows pgx.Rows) (engine.Object, error) {
 	n.stored = reuse(n.stored, r.stored)
 	return engine.Object{Key: engine.ObjectKey{Resource: n.resource, Namespace: n.namespace, Name: r.name},
 		StoredVersion: n.stored, ResourceVersion: r.rv, DefaultsStamp: uint64(r.stamp),
-		Body: fromJSONB(r.body), Remainder: remainderFromJSONB(r.remainder)}, nil
+		Body: fromJSONBInto(listBodies.get(len(r.body)), r.body), Remainder: remainderFromJSONB(r.remainder)}, nil
 }
 
 // reuse returns last when b spells it, else b as a new string.
