@@ -128,8 +128,9 @@ func contentType(r *http.Request) string {
 	return mediaType
 }
 
+// readLimited reads the request body, at most maxBodyBytes of it.
 func readLimited(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	body, err := readAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes), r.ContentLength)
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return nil, engine.Errorf(engine.CodeRequestEntityTooLarge, "Request entity too large: limit is %d", maxBodyBytes) // kube-apiserver's words
@@ -141,6 +142,39 @@ func readLimited(r *http.Request) ([]byte, error) {
 		return nil, engine.Errorf(engine.CodeBadRequest, "reading the request body: %v", err)
 	}
 	return body, nil
+}
+
+// maxPresizedBody bounds the memory set aside for a body before it
+// arrives: beyond it, a body's memory grows as its bytes come, so that a
+// client announcing 3 MiB and sending nothing holds no more than this.
+const maxPresizedBody = 64 << 10
+
+// readAll is io.ReadAll with room for the size the client declared (its
+// Content-Length; -1 when unknown) set aside at once, up to
+// maxPresizedBody: a body of the usual size is read into one allocation,
+// where io.ReadAll grows from 512 bytes and copies at each step. The one
+// byte beyond size is where r's end is read.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	switch {
+	case size < 0:
+		size = 511 // io.ReadAll's first size
+	case size > maxPresizedBody:
+		size = maxPresizedBody
+	}
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next size
+		}
+	}
 }
 
 // compactJSON checks the body is well-formed JSON (gjson never checks) and

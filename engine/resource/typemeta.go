@@ -5,6 +5,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/meta"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -13,7 +14,7 @@ import (
 // the HTTP edge checked it once, so it is not scanned again here.
 // Errors: BadRequest.
 func checkTypeMeta(t Target, obj []byte) error {
-	if !gjson.ParseBytes(obj).IsObject() {
+	if !gjson.Parse(jsonscan.View(obj)).IsObject() {
 		return engine.Errorf(engine.CodeBadRequest, "the request body must be a JSON or YAML object")
 	}
 	tm := gjson.GetManyBytes(obj, "kind", "apiVersion")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -14,7 +15,7 @@ import (
 // removed when there is none. obj must be valid JSON; when nothing changes,
 // obj itself is returned. Errors: BadRequest when obj is not a JSON object.
 func (s *Schema) Default(obj []byte) ([]byte, error) {
-	root := gjson.ParseBytes(obj)
+	root := gjson.Parse(jsonscan.View(obj)) // read in place: the answer is built anew
 	if !root.IsObject() {
 		return nil, engine.Errorf(engine.CodeBadRequest, "object must be a JSON object")
 	}
@@ -41,7 +42,7 @@ func (s *Schema) DefaultStored(obj []byte) ([]byte, bool) {
 		return obj, false
 	}
 	d := defaulter{keepNulls: true}
-	if out := d.value(gjson.ParseBytes(obj), s.root); out != nil {
+	if out := d.value(gjson.Parse(jsonscan.View(obj)), s.root); out != nil {
 		return out, true
 	}
 	return obj, false

@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // Prune removes the fields the schema does not know, as kube-apiserver
@@ -25,7 +27,7 @@ func (s *Schema) Prune(obj []byte) (pruned []byte, removed []string) {
 func prune(obj []byte, n *node) ([]byte, []string) {
 	var pathBuf [16]pathElem // deep enough for most objects, without allocating
 	p := pruner{path: pathBuf[:0]}
-	if out := p.value(gjson.ParseBytes(obj), n, false); out != nil {
+	if out := p.value(gjson.Parse(jsonscan.View(obj)), n, false); out != nil { // read in place: the answer is built anew
 		slices.Sort(p.removed)
 		return out, append(p.removed, p.embeddedMeta...)
 	}

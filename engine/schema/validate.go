@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/tidwall/gjson"
 )
@@ -22,7 +23,7 @@ import (
 // metadata.name and metadata.generateName rules of the schema. obj must be
 // valid JSON, already pruned and defaulted.
 func (s *Schema) Validate(obj []byte) []engine.FieldError {
-	root := gjson.ParseBytes(obj)
+	root := gjson.Parse(jsonscan.View(obj)) // read in place: nothing writes obj while the errors quoting it live
 	if s.quickCheck().valid(root) {
 		return nil
 	}
@@ -38,11 +39,11 @@ func (s *Schema) Validate(obj []byte) []engine.FieldError {
 // lacking it), and list items are not matched between old and new: a
 // problem inside a list is tolerated only when the whole list is unchanged.
 func (s *Schema) ValidateUpdate(obj, old []byte) []engine.FieldError {
-	root := gjson.ParseBytes(obj)
+	root := gjson.Parse(jsonscan.View(obj))
 	if s.quickCheck().valid(root) {
 		return nil
 	}
-	return s.validateBounded(causes{obj: root, old: gjson.ParseBytes(old)})
+	return s.validateBounded(causes{obj: root, old: gjson.Parse(jsonscan.View(old))})
 }
 
 // validateBounded validates c.obj thinned (see thinner): the causes of
