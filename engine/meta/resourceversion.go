@@ -6,6 +6,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 )
 
 // SetResourceVersion returns obj with metadata.resourceVersion set to rv,
@@ -17,7 +19,8 @@ import (
 // object go through sjson (TestSetMetadataAsSjson holds the two to the
 // same bytes).
 func SetResourceVersion(obj []byte, rv int64) ([]byte, error) {
-	value := strconv.AppendInt([]byte{'"'}, rv, 10)
+	var buf [24]byte // '"', 19 digits at most, '"'
+	value := strconv.AppendInt(append(buf[:0], '"'), rv, 10)
 	return setMetadataMember(obj, "resourceVersion", append(value, '"'))
 }
 
@@ -31,7 +34,7 @@ func SetGeneration(obj []byte, n int64) ([]byte, error) {
 // setMetadataMember returns obj with metadata's member name set to the
 // JSON text value.
 func setMetadataMember(obj []byte, name string, value []byte) ([]byte, error) {
-	m := gjson.GetBytes(obj, "metadata")
+	m := gjson.Get(jsonscan.View(obj), "metadata") // read in place: the answer is built anew
 	if !m.IsObject() || m.Index == 0 {
 		return setMetadataSlowly(obj, name, value)
 	}

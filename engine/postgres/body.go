@@ -5,6 +5,7 @@ import (
 
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/meta"
+	"github.com/dynapi/dynapi/internal/json/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,7 +18,7 @@ type columns struct {
 // columnsOf reads the indexed columns from body, which the caller has
 // validated as JSON.
 func columnsOf(body []byte) columns {
-	meta := gjson.GetBytes(body, "metadata")
+	meta := gjson.Get(jsonscan.View(body), "metadata") // in place: what is kept lives no longer than body, which nothing writes
 	c := columns{uid: meta.Get("uid").String(), labels: "{}"}
 	if labels := meta.Get("labels"); labels.IsObject() {
 		c.labels = labels.Raw
