@@ -38,11 +38,40 @@ func TestSetMetadataAsSjson(t *testing.T) {
 			if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
 				t.Errorf("SetResourceVersion(%s, %d) = %s, %v; sjson gives %s, %v", obj, n, got, err, want, wantErr)
 			}
+			if s, ok := ResourceVersionSlot([]byte(obj)); ok {
+				if got := s.Fill([]byte(obj), AppendResourceVersion(nil, n)); !bytes.Equal(got, want) {
+					t.Errorf("ResourceVersionSlot(%s) = %+v, filled with %d: %s; sjson gives %s", obj, s, n, got, want)
+				}
+			}
 			want, wantErr = sjson.SetBytes([]byte(obj), "metadata.generation", n)
 			got, err = SetGeneration([]byte(obj), n)
 			if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
 				t.Errorf("SetGeneration(%s, %d) = %s, %v; sjson gives %s, %v", obj, n, got, err, want, wantErr)
 			}
+		}
+	}
+}
+
+// A slot is found wherever metadata is an object, so that the storage
+// layer's statements splice the resourceVersion into the text.
+func TestResourceVersionSlotFound(t *testing.T) {
+	for _, tt := range []struct {
+		obj  string
+		want Slot
+	}{
+		{`{"metadata":{"name":"a"}}`, Slot{At: 23, Prefix: `,"resourceVersion":`}},
+		{`{"metadata":{}}`, Slot{At: 13, Prefix: `"resourceVersion":`}},
+		{`{"metadata":{"resourceVersion":"7","name":"a"}}`, Slot{At: 31, Cut: 3}},
+		{`{"metadata":{"name":"é","resourceVersion":"12"}}`, Slot{At: 43, Cut: 4}}, // At counts bytes: é is two
+	} {
+		got, ok := ResourceVersionSlot([]byte(tt.obj))
+		if !ok || got != tt.want {
+			t.Errorf("ResourceVersionSlot(%s) = %+v, %v; want %+v", tt.obj, got, ok, tt.want)
+		}
+	}
+	for _, obj := range []string{`{"metadata":"not an object"}`, `{"kind":"X"}`, `{"metadata":null}`} {
+		if s, ok := ResourceVersionSlot([]byte(obj)); ok {
+			t.Errorf("ResourceVersionSlot(%s) = %+v, want none", obj, s)
 		}
 	}
 }

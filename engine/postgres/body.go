@@ -27,14 +27,52 @@ func columnsOf(body []byte) columns {
 }
 
 // stamped returns obj at resourceVersion rv: the same body the database
-// stored, with metadata.resourceVersion set to rv as a string.
-func stamped(obj engine.Object, rv int64) (engine.Object, error) {
+// stored, with metadata.resourceVersion set to rv as a string. at, when
+// found, is where rv goes in obj.Body: the slot the statement filled.
+func stamped(obj engine.Object, rv int64, at rvSlot) (engine.Object, error) {
+	if at.found {
+		var buf [24]byte
+		obj.Body, obj.ResourceVersion = at.Fill(obj.Body, meta.AppendResourceVersion(buf[:0], rv)), rv
+		return obj, nil
+	}
 	body, err := meta.SetResourceVersion(obj.Body, rv)
 	if err != nil {
 		return engine.Object{}, err
 	}
 	obj.Body, obj.ResourceVersion = body, rv
 	return obj, nil
+}
+
+// rvSlot is where a write's statement splices the resourceVersion it
+// draws into the body it stores (body_at_resource_version, migration
+// 0010), found once for the statement and the answer alike.
+type rvSlot struct {
+	meta.Slot
+	found bool
+}
+
+// slotOf finds the slot of body's resourceVersion.
+func slotOf(body []byte) rvSlot {
+	s, ok := meta.ResourceVersionSlot(body)
+	return rvSlot{s, ok}
+}
+
+// args are the slot as body_at_resource_version's last three arguments;
+// slot_at is -1 when there is none.
+func (s rvSlot) args() (at, cut int, prefix string) {
+	if !s.found {
+		return -1, 0, ""
+	}
+	return s.At, s.Cut, s.Prefix
+}
+
+// answerSlot is the slot of the body a write answers with: the stored
+// body's, when the body is stored as it is (not encrypted).
+func answerSlot(stored rvSlot, t Transformer) rvSlot {
+	if t != nil {
+		return rvSlot{}
+	}
+	return stored
 }
 
 // resourceColumn renders the resource column: "resource.group", or

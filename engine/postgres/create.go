@@ -17,8 +17,9 @@ import (
 // namespace_state is 'active', 'terminating' (it has a deletionTimestamp:
 // it is being emptied) or NULL (no such namespace).
 //
-// $1 resource, $2 namespace, $3 name, $4 uid, $5 stored version, $6 body,
-// $7 labels, $8 remainder, $9 defaults stamp.
+// $1 resource, $2 namespace, $3 name, $4 uid, $5 stored version, $6 body
+// (JSON text), $7 labels, $8 remainder, $9 defaults stamp, $10-$12 where
+// the resourceVersion goes in the body (rvSlot).
 const createSQL = `
 WITH checks AS (
 	SELECT CASE WHEN $2::text = '' THEN 'active' ELSE (
@@ -30,7 +31,7 @@ WITH checks AS (
 	WHERE namespace_state = 'active' AND NOT taken
 ), inserted AS (
 	INSERT INTO objects (resource, namespace, name, uid, resource_version, stored_version, body, labels, remainder, defaults_stamp)
-	SELECT $1, $2, $3, NULLIF($4::text, '')::uuid, rv, $5, with_resource_version($6::jsonb, rv), $7::jsonb, $8::jsonb, $9::bigint
+	SELECT $1, $2, $3, NULLIF($4::text, '')::uuid, rv, $5, body_at_resource_version($6::bytea, rv, $10, $11, $12), $7::jsonb, $8::jsonb, $9::bigint
 	FROM next
 	RETURNING resource_version, body
 ), event AS (
@@ -46,18 +47,20 @@ FROM checks LEFT JOIN inserted ON true`
 // and no such Namespace exists; Forbidden when it is being deleted.
 func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, error) {
 	defer s.metrics.since("create", obj.Key.Resource, time.Now())
-	key, cols := obj.Key, columnsOf(obj.Body)
-	body, remainder, err := seal(ctx, s.transformer(key.Resource), key, obj.Body, obj.Remainder)
+	key, cols, t := obj.Key, columnsOf(obj.Body), s.transformer(obj.Key.Resource)
+	body, remainder, err := seal(ctx, t, key, obj.Body, obj.Remainder)
 	if err != nil {
 		return engine.Object{}, translate("create", key, err)
 	}
+	slot := slotOf(body)
+	at, cut, prefix := slot.args()
 	var nsState *string
 	var taken bool
 	var rv *int64
 	s.noteCreate()
 	err = s.write(ctx, statement{sql: createSQL, key: key,
 		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, body, cols.labels, remainder,
-			int64(obj.DefaultsStamp)},
+			int64(obj.DefaultsStamp), at, cut, prefix},
 		dest: []any{&nsState, &taken, &rv}})
 	switch {
 	case err != nil:
@@ -70,5 +73,5 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 		return engine.Object{}, engine.NewAlreadyExists(key.Resource, key.Name)
 	}
 	s.changed()
-	return stamped(obj, *rv)
+	return stamped(obj, *rv, answerSlot(slot, t))
 }

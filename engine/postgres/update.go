@@ -15,7 +15,9 @@ import (
 // cur holds the true previous state.
 //
 // $1 resource, $2 namespace, $3 name, $4 expected resourceVersion, $5 uid,
-// $6 stored version, $7 body, $8 labels, $9 remainder.
+// $6 stored version, $7 body (JSON text), $8 labels, $9 remainder, $10
+// defaults stamp, $11-$13 where the resourceVersion goes in the body
+// (rvSlot).
 const updateSQL = `
 WITH cur AS (
 	SELECT resource_version, stored_version, body, remainder FROM objects
@@ -25,7 +27,7 @@ WITH cur AS (
 	WHERE cur.resource_version = $4::bigint
 ), updated AS (
 	UPDATE objects o SET resource_version = next.rv, uid = NULLIF($5::text, '')::uuid, stored_version = $6,
-		body = with_resource_version($7::jsonb, next.rv), labels = $8::jsonb, remainder = $9::jsonb, defaults_stamp = $10::bigint
+		body = body_at_resource_version($7::bytea, next.rv, $11, $12, $13), labels = $8::jsonb, remainder = $9::jsonb, defaults_stamp = $10::bigint
 	FROM next
 	WHERE o.resource = $1 AND o.namespace = $2 AND o.name = $3 AND o.resource_version = $4::bigint
 	RETURNING o.resource_version, o.body
@@ -45,15 +47,17 @@ FROM (SELECT) AS one LEFT JOIN cur ON true LEFT JOIN updated ON true`
 // resourceVersion (including 0).
 func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, error) {
 	defer s.metrics.since("update", obj.Key.Resource, time.Now())
-	key, cols := obj.Key, columnsOf(obj.Body)
-	body, remainder, err := seal(ctx, s.transformer(key.Resource), key, obj.Body, obj.Remainder)
+	key, cols, t := obj.Key, columnsOf(obj.Body), s.transformer(obj.Key.Resource)
+	body, remainder, err := seal(ctx, t, key, obj.Body, obj.Remainder)
 	if err != nil {
 		return engine.Object{}, translate("update", key, err)
 	}
+	slot := slotOf(body)
+	at, cut, prefix := slot.args()
 	var curRV, newRV *int64
 	err = s.write(ctx, statement{sql: updateSQL, key: key,
 		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, obj.ResourceVersion, cols.uid, obj.StoredVersion, body, cols.labels, remainder,
-			int64(obj.DefaultsStamp)},
+			int64(obj.DefaultsStamp), at, cut, prefix},
 		dest: []any{&curRV, &newRV}})
 	switch {
 	case err != nil:
@@ -66,7 +70,7 @@ func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, e
 		return engine.Object{}, s.lostRace(ctx, key)
 	}
 	s.changed()
-	return stamped(obj, *newRV)
+	return stamped(obj, *newRV, answerSlot(slot, t))
 }
 
 // lostRace explains a write whose precondition held in its snapshot but

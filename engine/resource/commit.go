@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -55,7 +56,7 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 		return nil
 	}
 	for attempt := 1; ; attempt++ {
-		created, err := s.storeNew(ctx, w)
+		created, asWritten, err := s.storeNew(ctx, w)
 		if engine.ErrorCode(err) == engine.CodeAlreadyExists && w.metadata.generatedName && attempt < maxGenerateNameAttempts {
 			if err = s.renameGenerated(w); err == nil {
 				continue
@@ -65,7 +66,7 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 			return err
 		}
 		s.created(created.Key)
-		w.result.object, err = s.answer(ctx, w, created)
+		w.result.object, err = s.answer(ctx, w, created, asWritten)
 		return err
 	}
 }
@@ -74,8 +75,13 @@ func (s *Service) storeCreate(ctx context.Context, w *Write) error {
 // resourceVersion. For a kind converted by its webhook, written in another
 // version than the storage version, it is the stored object converted
 // back, as kube answers: the webhook's way back need not give what it was
-// given.
-func (s *Service) answer(ctx context.Context, w *Write, stored engine.Object) ([]byte, error) {
+// given. asWritten says the store was given the written object itself:
+// what it returned, that object at its new resourceVersion, is then the
+// answer, without setting the resourceVersion into a copy once more.
+func (s *Service) answer(ctx context.Context, w *Write, stored engine.Object, asWritten bool) ([]byte, error) {
+	if asWritten {
+		return stored.Body, nil
+	}
 	r := w.Target.Resource
 	if !r.ConvertsByWebhook() || w.Target.Version.Name == r.StorageVersion {
 		return meta.SetResourceVersion(w.Object, stored.ResourceVersion)
@@ -92,12 +98,15 @@ func (s *Service) answer(ctx context.Context, w *Write, stored engine.Object) ([
 // kube-apiserver (1.32+) does.
 const maxGenerateNameAttempts = 8
 
-func (s *Service) storeNew(ctx context.Context, w *Write) (engine.Object, error) {
+// storeNew stores w's object and returns it as stored, and whether the
+// body stored was the object as written (see answer).
+func (s *Service) storeNew(ctx context.Context, w *Write) (created engine.Object, asWritten bool, err error) {
 	stored, err := toStorage(s.converter(ctx), w.Target, w.Name, w.Object, 0, nil)
 	if err != nil {
-		return engine.Object{}, err
+		return engine.Object{}, false, err
 	}
-	return s.createStored(ctx, stored)
+	created, err = s.createStored(ctx, stored)
+	return created, bytes.Equal(stored.Body, w.Object), err
 }
 
 // renameGenerated gives w a new name from its generateName. The new name
@@ -147,7 +156,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	// (10,000 instructions of a PUT, callgrind)
 	if w.Meta.DeletionTimestamp == nil || hasFinalizers(w.Object) ||
 		!w.strategy.Finalized(updated.Body) {
-		w.result.object, err = s.answer(ctx, w, updated)
+		w.result.object, err = s.answer(ctx, w, updated, bytes.Equal(stored.Body, w.Object))
 		return err
 	}
 	last, err := s.deleteStored(ctx, updated.Key, updated.ResourceVersion)
