@@ -25,6 +25,9 @@ type statement struct {
 	// key is the object's: a batch runs its statements in key order, so
 	// that batches take row locks in one order and cannot deadlock.
 	key engine.ObjectKey
+	// create, for a create, is its arguments: the creates of a batch are
+	// written by one statement (see groupCreates).
+	create *createRow
 }
 
 // run runs the statement on db.
@@ -194,30 +197,32 @@ func (b *batcher) send(ctx context.Context, calls []*call) {
 // pipelined sends calls as one pipeline, in one implicit transaction.
 func (b *batcher) pipelined(ctx context.Context, calls []*call) {
 	slices.SortStableFunc(calls, func(x, y *call) int { return compareKeys(x.st.key, y.st.key) })
+	groups := groupCreates(calls)
 	batch := &pgx.Batch{}
-	for _, c := range calls {
-		batch.Queue(c.st.sql, c.st.args...)
+	for _, g := range groups {
+		batch.Queue(g.sql, g.args...)
 	}
 	results := b.pool.SendBatch(ctx, batch)
-	errs := make([]error, len(calls))
 	failed := false
-	for i, c := range calls {
-		errs[i] = results.QueryRow().Scan(c.st.dest...)
+	for _, g := range groups {
+		g.err = g.scan(results)
 		var pgErr *pgconn.PgError
-		failed = failed || errors.As(errs[i], &pgErr)
+		failed = failed || errors.As(g.err, &pgErr)
 	}
 	closeErr := results.Close()
-	for i, c := range calls {
-		switch {
-		case failed:
-			// The transaction was rolled back: nothing of the batch happened.
-			b.alone(c)
-		case errs[i] == nil && closeErr != nil:
-			// The commit failed (the connection broke): the outcome is
-			// unknown, as for a statement sent alone.
-			c.done <- closeErr
-		default:
-			c.done <- errs[i]
+	for _, g := range groups {
+		for _, c := range g.calls {
+			switch {
+			case failed:
+				// The transaction was rolled back: nothing of the batch happened.
+				b.alone(c)
+			case g.err == nil && closeErr != nil:
+				// The commit failed (the connection broke): the outcome is
+				// unknown, as for a statement sent alone.
+				c.done <- closeErr
+			default:
+				c.done <- g.err
+			}
 		}
 	}
 }

@@ -52,15 +52,14 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	if err != nil {
 		return engine.Object{}, translate("create", key, err)
 	}
-	slot := slotOf(body)
-	at, cut, prefix := slot.args()
+	row := &createRow{resource: resourceColumn(key.Resource), namespace: key.Namespace, name: key.Name, uid: cols.uid,
+		storedVersion: obj.StoredVersion, body: body, labels: cols.labels, remainder: remainder,
+		defaultsStamp: int64(obj.DefaultsStamp), slot: slotOf(body)}
 	var nsState *string
 	var taken bool
 	var rv *int64
 	s.noteCreate()
-	err = s.write(ctx, statement{sql: createSQL, key: key,
-		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, cols.uid, obj.StoredVersion, body, cols.labels, remainder,
-			int64(obj.DefaultsStamp), at, cut, prefix},
+	err = s.write(ctx, statement{sql: createSQL, key: key, args: row.args(), create: row,
 		dest: []any{&nsState, &taken, &rv}})
 	switch {
 	case err != nil:
@@ -73,5 +72,21 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 		return engine.Object{}, engine.NewAlreadyExists(key.Resource, key.Name)
 	}
 	s.changed()
-	return stamped(obj, *rv, answerSlot(slot, t))
+	return stamped(obj, *rv, answerSlot(row.slot, t))
+}
+
+// createRow is one create's arguments: createSQL's, in args' order, and
+// one row of createsSQL's.
+type createRow struct {
+	resource, namespace, name, uid, storedVersion, labels string
+	body, remainder                                       []byte // remainder: nil for none
+	defaultsStamp                                         int64
+	slot                                                  rvSlot
+}
+
+// args are createSQL's arguments.
+func (r *createRow) args() []any {
+	at, cut, prefix := r.slot.args()
+	return []any{r.resource, r.namespace, r.name, r.uid, r.storedVersion, r.body, r.labels, r.remainder,
+		r.defaultsStamp, at, cut, prefix}
 }

@@ -1,0 +1,70 @@
+package postgres_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/dynapi/dynapi/engine"
+	"github.com/dynapi/dynapi/engine/postgres"
+	"github.com/tidwall/gjson"
+)
+
+// The creates of one batch, written by one statement, each get what a
+// create sent alone gets: its own resourceVersion in its body and the
+// log, or its own error.
+func TestCreatesInOneBatch(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	existing := mustCreate(t, s, newObject(pipes, "default", "existing", nil))
+	events := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: existing.ResourceVersion})
+
+	objs := []engine.Object{
+		newObject(pipes, "default", "a", map[string]string{"app": "x"}),
+		newObject(pipes, "default", "existing", nil),
+		newObject(pipes, "nowhere", "b", nil),
+		newObject(pipes, "", "cluster-wide", nil),
+		newObject(valves, "default", "c", nil),
+	}
+	objs[4].Remainder = []byte(`{"kept":true}`)
+	wantCodes := []engine.Code{"", engine.CodeAlreadyExists, engine.CodeNotFound, "", ""}
+	created, errs := make([]engine.Object, len(objs)), make([]error, len(objs))
+	fns := make([]func(), len(objs))
+	for i := range objs {
+		fns[i] = func() { created[i], errs[i] = s.Create(ctx, objs[i]) }
+	}
+	postgres.InOneBatch(s, nil, fns...)
+
+	rvs := map[int64]bool{}
+	for i, obj := range objs {
+		if got := engine.ErrorCode(errs[i]); got != wantCodes[i] {
+			t.Errorf("create %v: error %v, want code %q", obj.Key, errs[i], wantCodes[i])
+			continue
+		}
+		if errs[i] != nil {
+			continue
+		}
+		rv := created[i].ResourceVersion
+		if rv <= existing.ResourceVersion || rvs[rv] {
+			t.Errorf("create %v: resourceVersion %d, after %d and not another's", obj.Key, rv, existing.ResourceVersion)
+		}
+		rvs[rv] = true
+		stored, err := s.Get(ctx, obj.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored.ResourceVersion != rv || gjson.GetBytes(stored.Body, "metadata.resourceVersion").String() != strconv.FormatInt(rv, 10) {
+			t.Errorf("create %v answered %d, stored %d: %s", obj.Key, rv, stored.ResourceVersion, stored.Body)
+		}
+		if string(stored.Remainder) != string(obj.Remainder) {
+			t.Errorf("create %v stored remainder %s, want %s", obj.Key, stored.Remainder, obj.Remainder)
+		}
+	}
+	for _, ev := range receive(t, events, 2, 5*time.Second) { // the pipes created: a, cluster-wide
+		if ev.Type != engine.EventAdded || !rvs[ev.Object.ResourceVersion] {
+			t.Errorf("event %s %v at %d, want ADDED of a create of the batch", ev.Type, ev.Object.Key, ev.Object.ResourceVersion)
+		}
+	}
+}
