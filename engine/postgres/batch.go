@@ -25,9 +25,10 @@ type statement struct {
 	// key is the object's: a batch runs its statements in key order, so
 	// that batches take row locks in one order and cannot deadlock.
 	key engine.ObjectKey
-	// create, for a create, is its arguments: the creates of a batch are
-	// written by one statement (see groupCreates).
-	create *createRow
+	// row, for a create or an update, is its arguments: the creates of a
+	// batch are written by one statement, and so are its updates (see
+	// groupWrites).
+	row *writeRow
 }
 
 // run runs the statement on db.
@@ -197,7 +198,7 @@ func (b *batcher) send(ctx context.Context, calls []*call) {
 // pipelined sends calls as one pipeline, in one implicit transaction.
 func (b *batcher) pipelined(ctx context.Context, calls []*call) {
 	slices.SortStableFunc(calls, func(x, y *call) int { return compareKeys(x.st.key, y.st.key) })
-	groups := groupCreates(calls)
+	groups := groupWrites(calls)
 	batch := &pgx.Batch{}
 	for _, g := range groups {
 		batch.Queue(g.sql, g.args...)

@@ -52,14 +52,14 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	if err != nil {
 		return engine.Object{}, translate("create", key, err)
 	}
-	row := &createRow{resource: resourceColumn(key.Resource), namespace: key.Namespace, name: key.Name, uid: cols.uid,
+	row := &writeRow{resource: resourceColumn(key.Resource), namespace: key.Namespace, name: key.Name, uid: cols.uid,
 		storedVersion: obj.StoredVersion, body: body, labels: cols.labels, remainder: remainder,
 		defaultsStamp: int64(obj.DefaultsStamp), slot: slotOf(body)}
 	var nsState *string
 	var taken bool
 	var rv *int64
 	s.noteCreate()
-	err = s.write(ctx, statement{sql: createSQL, key: key, args: row.args(), create: row,
+	err = s.write(ctx, statement{sql: createSQL, key: key, args: row.createArgs(), row: row,
 		dest: []any{&nsState, &taken, &rv}})
 	switch {
 	case err != nil:
@@ -75,18 +75,26 @@ func (s *Store) Create(ctx context.Context, obj engine.Object) (engine.Object, e
 	return stamped(obj, *rv, answerSlot(row.slot, t))
 }
 
-// createRow is one create's arguments: createSQL's, in args' order, and
-// one row of createsSQL's.
-type createRow struct {
+// writeRow is one create's or update's arguments: createSQL's and
+// updateSQL's, and one row of createsSQL's and updatesSQL's.
+type writeRow struct {
 	resource, namespace, name, uid, storedVersion, labels string
 	body, remainder                                       []byte // remainder: nil for none
 	defaultsStamp                                         int64
 	slot                                                  rvSlot
+	expected                                              int64 // an update's: the resourceVersion it replaces
 }
 
-// args are createSQL's arguments.
-func (r *createRow) args() []any {
+// createArgs are createSQL's arguments.
+func (r *writeRow) createArgs() []any {
 	at, cut, prefix := r.slot.args()
 	return []any{r.resource, r.namespace, r.name, r.uid, r.storedVersion, r.body, r.labels, r.remainder,
+		r.defaultsStamp, at, cut, prefix}
+}
+
+// updateArgs are updateSQL's arguments.
+func (r *writeRow) updateArgs() []any {
+	at, cut, prefix := r.slot.args()
+	return []any{r.resource, r.namespace, r.name, r.expected, r.uid, r.storedVersion, r.body, r.labels, r.remainder,
 		r.defaultsStamp, at, cut, prefix}
 }

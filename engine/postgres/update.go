@@ -52,12 +52,11 @@ func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, e
 	if err != nil {
 		return engine.Object{}, translate("update", key, err)
 	}
-	slot := slotOf(body)
-	at, cut, prefix := slot.args()
+	row := &writeRow{resource: resourceColumn(key.Resource), namespace: key.Namespace, name: key.Name, uid: cols.uid,
+		storedVersion: obj.StoredVersion, body: body, labels: cols.labels, remainder: remainder,
+		defaultsStamp: int64(obj.DefaultsStamp), slot: slotOf(body), expected: obj.ResourceVersion}
 	var curRV, newRV *int64
-	err = s.write(ctx, statement{sql: updateSQL, key: key,
-		args: []any{resourceColumn(key.Resource), key.Namespace, key.Name, obj.ResourceVersion, cols.uid, obj.StoredVersion, body, cols.labels, remainder,
-			int64(obj.DefaultsStamp), at, cut, prefix},
+	err = s.write(ctx, statement{sql: updateSQL, key: key, args: row.updateArgs(), row: row,
 		dest: []any{&curRV, &newRV}})
 	switch {
 	case err != nil:
@@ -70,7 +69,7 @@ func (s *Store) Update(ctx context.Context, obj engine.Object) (engine.Object, e
 		return engine.Object{}, s.lostRace(ctx, key)
 	}
 	s.changed()
-	return stamped(obj, *newRV, answerSlot(slot, t))
+	return stamped(obj, *newRV, answerSlot(row.slot, t))
 }
 
 // lostRace explains a write whose precondition held in its snapshot but

@@ -9,6 +9,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // The creates of one batch, written by one statement, each get what a
@@ -65,6 +66,63 @@ func TestCreatesInOneBatch(t *testing.T) {
 	for _, ev := range receive(t, events, 2, 5*time.Second) { // the pipes created: a, cluster-wide
 		if ev.Type != engine.EventAdded || !rvs[ev.Object.ResourceVersion] {
 			t.Errorf("event %s %v at %d, want ADDED of a create of the batch", ev.Type, ev.Object.Key, ev.Object.ResourceVersion)
+		}
+	}
+}
+
+// The updates of one batch, of distinct objects, written by one
+// statement, each get what an update sent alone gets.
+func TestUpdatesInOneBatch(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	var objs [4]engine.Object
+	for i, name := range []string{"a", "b", "stale", "gone"} {
+		objs[i] = mustCreate(t, s, newObject(pipes, "default", name, nil))
+	}
+	if _, err := s.Delete(ctx, objs[3].Key, 0); err != nil {
+		t.Fatal(err)
+	}
+	events := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: objs[3].ResourceVersion + 1})
+
+	updates := make([]engine.Object, len(objs))
+	for i, obj := range objs {
+		body, _ := sjson.SetBytes(obj.Body, "spec.size", 10+i)
+		updates[i] = engine.Object{Key: obj.Key, StoredVersion: "v1", ResourceVersion: obj.ResourceVersion, Body: body}
+	}
+	updates[2].ResourceVersion-- // not the current one
+	updates[1].Remainder = []byte(`{"kept":true}`)
+	wantCodes := []engine.Code{"", "", engine.CodeConflict, engine.CodeNotFound}
+	updated, errs := make([]engine.Object, len(objs)), make([]error, len(objs))
+	fns := make([]func(), len(objs))
+	for i := range updates {
+		fns[i] = func() { updated[i], errs[i] = s.Update(ctx, updates[i]) }
+	}
+	postgres.InOneBatch(s, nil, fns...)
+
+	rvs := map[int64]bool{}
+	for i, u := range updates {
+		if got := engine.ErrorCode(errs[i]); got != wantCodes[i] {
+			t.Errorf("update %v: error %v, want code %q", u.Key, errs[i], wantCodes[i])
+			continue
+		}
+		if errs[i] != nil {
+			continue
+		}
+		rv := updated[i].ResourceVersion
+		rvs[rv] = true
+		stored, err := s.Get(ctx, u.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored.ResourceVersion != rv || gjson.GetBytes(stored.Body, "metadata.resourceVersion").String() != strconv.FormatInt(rv, 10) ||
+			gjson.GetBytes(stored.Body, "spec.size").Int() != int64(10+i) || string(stored.Remainder) != string(u.Remainder) {
+			t.Errorf("update %v answered %d; stored %d, remainder %s: %s", u.Key, rv, stored.ResourceVersion, stored.Remainder, stored.Body)
+		}
+	}
+	for _, ev := range receive(t, events, 2, 5*time.Second) { // a and b
+		if ev.Type != engine.EventModified || !rvs[ev.Object.ResourceVersion] || ev.Prev == nil {
+			t.Errorf("event %s %v at %d (previous state %s), want MODIFIED of an update of the batch", ev.Type, ev.Object.Key, ev.Object.ResourceVersion, ev.Prev)
 		}
 	}
 }
