@@ -93,9 +93,42 @@ SELECT cur.resource_version, u.resource_version
 FROM input i LEFT JOIN cur ON cur.ord = i.ord LEFT JOIN updated u ON u.ord = i.ord
 ORDER BY i.ord`
 
+// deletesSQL is deleteSQL for several objects at once: the deletes of one
+// batch, of distinct objects, one row each, in the order of the arrays,
+// each answered as deleteSQL answers.
+//
+// $1 resources, $2 namespaces, $3 names, $4 expected resourceVersions (0:
+// any).
+const deletesSQL = `
+WITH input AS (
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+		WITH ORDINALITY AS i(resource, namespace, name, expected, ord)
+), cur AS (
+	SELECT i.ord, o.resource_version
+	FROM input i JOIN objects o ON o.resource = i.resource AND o.namespace = i.namespace AND o.name = i.name
+), next AS (
+	SELECT m.*, nextval('resource_version') AS rv
+	FROM (SELECT i.* FROM input i JOIN cur ON cur.ord = i.ord
+		WHERE i.expected = 0 OR cur.resource_version = i.expected ORDER BY i.ord) m
+), deleted AS (
+	DELETE FROM objects o USING next n
+	WHERE o.resource = n.resource AND o.namespace = n.namespace AND o.name = n.name
+		AND (n.expected = 0 OR o.resource_version = n.expected)
+	RETURNING n.ord, n.rv, n.resource, n.namespace, n.name, o.resource_version AS prev_rv, o.stored_version,
+		o.body AS prev_body, o.remainder
+), event AS (
+	INSERT INTO events (resource_version, resource, namespace, name, type, body,
+		prev_body, prev_resource_version, stored_version, prev_stored_version, remainder, prev_remainder)
+	SELECT rv, resource, namespace, name, 'DELETED', NULL, prev_body, prev_rv, stored_version, stored_version, NULL, remainder
+	FROM deleted
+)
+SELECT cur.resource_version, d.rv, coalesce(d.stored_version, ''), d.prev_body, d.remainder
+FROM input i LEFT JOIN cur ON cur.ord = i.ord LEFT JOIN deleted d ON d.ord = i.ord
+ORDER BY i.ord`
+
 // A group is one statement of a batch and the calls it answers: one call,
-// or the creates or the updates of the batch together (createsSQL,
-// updatesSQL).
+// or the creates, the updates or the deletes of the batch together
+// (createsSQL, updatesSQL, deletesSQL).
 type group struct {
 	sql   string
 	args  []any
@@ -104,13 +137,13 @@ type group struct {
 }
 
 // groupWrites returns calls, sorted, as the statements of a batch: each
-// call's own, except that two or more creates go into one createsSQL and
-// two or more updates into one updatesSQL, each sent where the first of
-// its calls would have been. Requests in one batch are concurrent, so any
+// call's own, except that two or more creates go into one createsSQL, two
+// or more updates into one updatesSQL and two or more deletes into one
+// deletesSQL, each sent where the first of its calls would have been. Requests in one batch are concurrent, so any
 // order of their statements is a valid one. Stay apart: creates of
 // namespaces (a create in a namespace created by the same batch sees it
-// only from a later statement), and two creates or two updates of one
-// object: as two statements, the second sees the first and fails alone
+// only from a later statement), and two writes of one kind (two creates,
+// two updates, two deletes) of one object: as two statements, the second sees the first and fails alone
 // (AlreadyExists, Conflict) without drawing a resourceVersion, where one
 // statement would fail the batch, whose resourceVersions drawn would be
 // gaps that watchers wait for (and one UPDATE changes a row once).
@@ -125,13 +158,18 @@ func groupWrites(calls []*call) []*group {
 	}
 	// mergedSQL is the statement that may write c with others, or "".
 	mergedSQL := func(c *call) string {
-		switch {
-		case c.st.row == nil || writes[write{c.st.sql, c.st.key}] > 1:
+		if writes[write{c.st.sql, c.st.key}] > 1 {
 			return ""
-		case c.st.sql == createSQL && c.st.row.resource != "namespaces":
-			return createsSQL
-		case c.st.sql == updateSQL:
+		}
+		switch c.st.sql {
+		case createSQL:
+			if c.st.row.resource != "namespaces" {
+				return createsSQL
+			}
+		case updateSQL:
 			return updatesSQL
+		case deleteSQL:
+			return deletesSQL
 		}
 		return ""
 	}
@@ -156,9 +194,25 @@ func groupWrites(calls []*call) []*group {
 		g.calls = append(g.calls, c)
 	}
 	for sql, g := range merged {
-		g.args = rowsArgs(g.calls, sql == updatesSQL)
+		if sql == deletesSQL {
+			g.args = deletesArgs(g.calls)
+		} else {
+			g.args = rowsArgs(g.calls, sql == updatesSQL)
+		}
 	}
 	return groups
+}
+
+// deletesArgs are deletesSQL's arguments for calls, which are deletes:
+// deleteSQL's, one array each.
+func deletesArgs(calls []*call) []any {
+	n := len(calls)
+	resources, namespaces, names, expected := make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
+	for i, c := range calls {
+		a := c.st.args
+		resources[i], namespaces[i], names[i], expected[i] = a[0].(string), a[1].(string), a[2].(string), a[3].(int64)
+	}
+	return []any{resources, namespaces, names, expected}
 }
 
 // rowsArgs are createsSQL's arguments for calls, which are creates, or
@@ -187,7 +241,7 @@ func rowsArgs(calls []*call, updates bool) []any {
 
 // scan reads g's answer from results: one row per call, in order.
 func (g *group) scan(results pgx.BatchResults) error {
-	if g.sql != createsSQL && g.sql != updatesSQL {
+	if g.sql != createsSQL && g.sql != updatesSQL && g.sql != deletesSQL {
 		return results.QueryRow().Scan(g.calls[0].st.dest...)
 	}
 	rows, err := results.Query()

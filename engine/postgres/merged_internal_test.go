@@ -17,7 +17,7 @@ func TestGroupWrites(t *testing.T) {
 	}
 	create := func(resource, name string) *call { return write(createSQL, resource, name) }
 	update := func(resource, name string) *call { return write(updateSQL, resource, name) }
-	del := &call{st: statement{sql: deleteSQL}}
+	del := &call{st: statement{sql: deleteSQL, args: []any{"pipes", "", "d", int64(0)}}}
 	tests := []struct {
 		name  string
 		calls []*call
@@ -30,6 +30,8 @@ func TestGroupWrites(t *testing.T) {
 		{"updates merge", []*call{update("pipes", "a"), create("pipes", "x"), update("pipes", "b"), create("pipes", "y")}, []string{"u2", "c2"}},
 		{"an object updated twice stays apart", []*call{update("pipes", "a"), update("pipes", "a"), update("pipes", "b"), update("pipes", "c")},
 			[]string{"1", "1", "u2"}},
+		{"deletes merge", []*call{del, update("pipes", "a"),
+			{st: statement{sql: deleteSQL, args: []any{"pipes", "", "e", int64(3)}, key: engine.ObjectKey{Name: "e"}}}}, []string{"d2", "1"}},
 		{"a name created twice stays apart", []*call{create("pipes", "a"), create("pipes", "a"), create("pipes", "b"), update("pipes", "a")},
 			[]string{"1", "1", "1", "1"}},
 	}
@@ -38,8 +40,8 @@ func TestGroupWrites(t *testing.T) {
 			var got []string
 			for _, g := range groupWrites(tt.calls) {
 				switch g.sql {
-				case createsSQL, updatesSQL:
-					got = append(got, map[string]string{createsSQL: "c", updatesSQL: "u"}[g.sql]+string(rune('0'+len(g.calls))))
+				case createsSQL, updatesSQL, deletesSQL:
+					got = append(got, map[string]string{createsSQL: "c", updatesSQL: "u", deletesSQL: "d"}[g.sql]+string(rune('0'+len(g.calls))))
 					if len(g.args[2].([]string)) != len(g.calls) {
 						t.Errorf("the arguments %v do not hold one row per call", g.args)
 					}

@@ -126,3 +126,61 @@ func TestUpdatesInOneBatch(t *testing.T) {
 		}
 	}
 }
+
+// The deletes of one batch, of distinct objects, written by one
+// statement, each get what a delete sent alone gets: the last state at
+// the delete's resourceVersion, or its own error.
+func TestDeletesInOneBatch(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	var objs [4]engine.Object
+	for i, name := range []string{"a", "b", "stale", "gone"} {
+		objs[i] = newObject(pipes, "default", name, nil)
+		if i == 1 {
+			objs[i].Remainder = []byte(`{"kept":true}`)
+		}
+		objs[i] = mustCreate(t, s, objs[i])
+	}
+	if _, err := s.Delete(ctx, objs[3].Key, 0); err != nil {
+		t.Fatal(err)
+	}
+	events := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: objs[3].ResourceVersion + 1})
+
+	expected := []int64{0, objs[1].ResourceVersion, objs[2].ResourceVersion - 1, 0}
+	wantCodes := []engine.Code{"", "", engine.CodeConflict, engine.CodeNotFound}
+	last, errs := make([]engine.Object, len(objs)), make([]error, len(objs))
+	fns := make([]func(), len(objs))
+	for i := range objs {
+		fns[i] = func() { last[i], errs[i] = s.Delete(ctx, objs[i].Key, expected[i]) }
+	}
+	postgres.InOneBatch(s, nil, fns...)
+
+	rvs := map[int64]bool{}
+	for i, obj := range objs {
+		if got := engine.ErrorCode(errs[i]); got != wantCodes[i] {
+			t.Errorf("delete %v: error %v, want code %q", obj.Key, errs[i], wantCodes[i])
+			continue
+		}
+		if errs[i] != nil {
+			continue
+		}
+		rv := last[i].ResourceVersion
+		rvs[rv] = true
+		if rv <= obj.ResourceVersion || gjson.GetBytes(last[i].Body, "metadata.resourceVersion").String() != strconv.FormatInt(rv, 10) ||
+			gjson.GetBytes(last[i].Body, "metadata.name").String() != obj.Key.Name || string(last[i].Remainder) != string(obj.Remainder) {
+			t.Errorf("delete %v answered %d, remainder %s: %s", obj.Key, rv, last[i].Remainder, last[i].Body)
+		}
+		if _, err := s.Get(ctx, obj.Key); engine.ErrorCode(err) != engine.CodeNotFound {
+			t.Errorf("delete %v: the object is still there (%v)", obj.Key, err)
+		}
+	}
+	if _, err := s.Get(ctx, objs[2].Key); err != nil {
+		t.Errorf("the delete that failed removed %v: %v", objs[2].Key, err)
+	}
+	for _, ev := range receive(t, events, 2, 5*time.Second) { // a and b
+		if ev.Type != engine.EventDeleted || !rvs[ev.Object.ResourceVersion] {
+			t.Errorf("event %s %v at %d, want DELETED of a delete of the batch", ev.Type, ev.Object.Key, ev.Object.ResourceVersion)
+		}
+	}
+}
