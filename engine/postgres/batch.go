@@ -58,7 +58,9 @@ const (
 // time per create on the round trip and the commit than on the insert;
 // eight inserts per round trip ran three times as many inserts per second.
 //
-// The statements of a batch run in one implicit transaction, in key order.
+// The statements of a batch run in one implicit transaction, in key order;
+// its creates, its updates and its deletes go as one statement each (see
+// groupWrites), which PostgreSQL starts and ends once.
 // Requests in flight together are concurrent, so any order is a valid
 // serialization, and each statement sees the effects of those before it,
 // as if they had run one after another. If one fails, PostgreSQL rolls
