@@ -241,7 +241,7 @@ func rowsArgs(calls []*call, updates bool) []any {
 
 // scan reads g's answer from results: one row per call, in order.
 func (g *group) scan(results pgx.BatchResults) error {
-	if g.sql != createsSQL && g.sql != updatesSQL && g.sql != deletesSQL {
+	if g.sql == g.calls[0].st.sql { // a call's own statement: one row
 		return results.QueryRow().Scan(g.calls[0].st.dest...)
 	}
 	rows, err := results.Query()
