@@ -21,9 +21,12 @@ type Store interface {
 	// Update replaces an object if its current resourceVersion equals
 	// obj.ResourceVersion. Errors: NotFound, Conflict.
 	Update(ctx context.Context, obj Object) (Object, error)
-	// Delete removes an object and returns its last state. A non-zero
-	// expectedRV is a precondition. Errors: NotFound, Conflict.
-	Delete(ctx context.Context, key ObjectKey, expectedRV int64) (Object, error)
+	// Delete removes the object at last.Key and returns its last state, at
+	// the delete's resourceVersion. A non-zero last.ResourceVersion is a
+	// precondition, and last must then be the object as stored at it: the
+	// store answers with it rather than read it back. Errors: NotFound,
+	// Conflict.
+	Delete(ctx context.Context, last Object) (Object, error)
 	// Watch streams every change to opts.Resource (in opts.Namespace, or all
 	// namespaces) after opts.ResourceVersion, in resourceVersion order, each
 	// exactly once, until ctx ends. The channel is closed at the end; a

@@ -39,7 +39,7 @@ func TestBatchStatementsSeeEachOther(t *testing.T) {
 		func() { _, creates[1] = s.Create(ctx, newObject(pipes, "default", "twin", nil)) },
 		func() { _, updates[0] = s.Update(ctx, update) },
 		func() { _, updates[1] = s.Update(ctx, update) },
-		func() { _, deleted = s.Delete(ctx, doomed.Key, doomed.ResourceVersion) },
+		func() { _, deleted = s.Delete(ctx, doomed) },
 	)
 
 	for _, pair := range []struct {
@@ -223,7 +223,7 @@ func TestBatchStuckOnALockHoldsUpNothingElse(t *testing.T) {
 
 	stuck := make(chan error, 1)
 	go func() {
-		_, err := s.Delete(ctx, locked.Key, 0)
+		_, err := s.Delete(ctx, engine.Object{Key: locked.Key})
 		stuck <- err
 	}()
 	// Statements sent in one batch share its wait; those sent after the

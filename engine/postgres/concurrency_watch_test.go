@@ -108,7 +108,7 @@ func writer(ctx context.Context, t *testing.T, s *postgres.Store, id string, ops
 			obj, err = s.Update(wctx, cur)
 		default:
 			typ = engine.EventDeleted
-			obj, err = s.Delete(wctx, cur.Key, cur.ResourceVersion)
+			obj, err = s.Delete(wctx, cur)
 		}
 		if a.abort {
 			if !errors.Is(err, errAborted) {

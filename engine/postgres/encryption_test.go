@@ -168,7 +168,7 @@ func TestEncryptedAtRest(t *testing.T) {
 		gjson.GetBytes(meta[0].Body, "data").Exists() {
 		t.Errorf("metadata-only list: %v, want the metadata with its annotations", meta)
 	}
-	deleted, err := s.Delete(ctx, created.Key, 0)
+	deleted, err := s.Delete(ctx, engine.Object{Key: created.Key})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestEventsLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deleted, err := s.Delete(ctx, created.Key, updated.ResourceVersion)
+	deleted, err := s.Delete(ctx, updated)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +100,11 @@ func TestFailedWritesLeaveNoGap(t *testing.T) {
 			_, err := s.Update(ctx, engine.Object{Key: missing, ResourceVersion: 1, Body: first.Body})
 			return err
 		},
-		func() error { _, err := s.Delete(ctx, first.Key, 1); return err },
-		func() error { _, err := s.Delete(ctx, missing, 0); return err },
+		func() error {
+			_, err := s.Delete(ctx, engine.Object{Key: first.Key, ResourceVersion: 1, Body: first.Body})
+			return err
+		},
+		func() error { _, err := s.Delete(ctx, engine.Object{Key: missing}); return err },
 	}
 	for i, fail := range failures {
 		if fail() == nil {

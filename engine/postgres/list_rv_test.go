@@ -113,7 +113,7 @@ func (h *history) relabel(name, app string) {
 
 func (h *history) delete(name string) {
 	h.t.Helper()
-	obj, err := h.s.Delete(context.Background(), h.cur[name].Key, 0)
+	obj, err := h.s.Delete(context.Background(), engine.Object{Key: h.cur[name].Key})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -95,7 +95,8 @@ ORDER BY i.ord`
 
 // deletesSQL is deleteSQL for several objects at once: the deletes of one
 // batch, of distinct objects, one row each, in the order of the arrays,
-// each answered as deleteSQL answers.
+// each answered as deleteSQL answers (the last state only to a delete
+// without a precondition).
 //
 // $1 resources, $2 namespaces, $3 names, $4 expected resourceVersions (0:
 // any).
@@ -122,7 +123,8 @@ WITH input AS (
 	SELECT rv, resource, namespace, name, 'DELETED', NULL, prev_body, prev_rv, stored_version, stored_version, NULL, remainder
 	FROM deleted
 )
-SELECT cur.resource_version, d.rv, coalesce(d.stored_version, ''), d.prev_body, d.remainder
+SELECT cur.resource_version, d.rv, coalesce(d.stored_version, ''),
+	CASE WHEN i.expected = 0 THEN d.prev_body END, CASE WHEN i.expected = 0 THEN d.remainder END
 FROM input i LEFT JOIN cur ON cur.ord = i.ord LEFT JOIN deleted d ON d.ord = i.ord
 ORDER BY i.ord`
 

@@ -71,7 +71,7 @@ func TestUpdatesInOneBatch(t *testing.T) {
 	for i, name := range []string{"a", "b", "stale", "gone"} {
 		objs[i] = mustCreate(t, s, newObject(pipes, "default", name, nil))
 	}
-	if _, err := s.Delete(ctx, objs[3].Key, 0); err != nil {
+	if _, err := s.Delete(ctx, engine.Object{Key: objs[3].Key}); err != nil {
 		t.Fatal(err)
 	}
 	events := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: objs[3].ResourceVersion + 1})
@@ -124,14 +124,18 @@ func TestDeletesInOneBatch(t *testing.T) {
 		}
 		objs[i] = mustCreate(t, s, objs[i])
 	}
-	if _, err := s.Delete(ctx, objs[3].Key, 0); err != nil {
+	if _, err := s.Delete(ctx, engine.Object{Key: objs[3].Key}); err != nil {
 		t.Fatal(err)
 	}
 	events := mustWatch(t, s, engine.WatchOptions{Resource: pipes, ResourceVersion: objs[3].ResourceVersion + 1})
 
 	expected := []int64{0, objs[1].ResourceVersion, objs[2].ResourceVersion - 1, 0}
 	last := writeInOneBatch(t, s, []engine.Code{"", "", engine.CodeConflict, engine.CodeNotFound},
-		func(i int) (engine.Object, error) { return s.Delete(ctx, objs[i].Key, expected[i]) })
+		func(i int) (engine.Object, error) {
+			held := objs[i] // at a precondition, the delete answers with it
+			held.ResourceVersion = expected[i]
+			return s.Delete(ctx, held)
+		})
 
 	rvs := map[int64]bool{}
 	for i, obj := range objs {

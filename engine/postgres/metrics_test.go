@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/postgres"
 	"github.com/dynapi/dynapi/engine/testkit/pgtest"
 )
@@ -31,7 +32,7 @@ func TestStoreMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCountObjects(t, s)
-	if _, err := s.Delete(context.Background(), valve.Key, 0); err != nil {
+	if _, err := s.Delete(context.Background(), engine.Object{Key: valve.Key}); err != nil {
 		t.Fatal(err)
 	}
 	mustCountObjects(t, s) // valves, counted before, now read 0

@@ -39,7 +39,7 @@ func TestRemainderKeptBesideTheBody(t *testing.T) {
 	if string(atCreate) != string(in.Remainder) {
 		t.Fatalf("List at the create's resourceVersion: remainder %s", atCreate)
 	}
-	deleted, err := s.Delete(ctx, in.Key, updated.ResourceVersion)
+	deleted, err := s.Delete(ctx, updated)
 	if err != nil || string(deleted.Remainder) != string(next.Remainder) {
 		t.Fatalf("Delete remainder = %s, %v", deleted.Remainder, err)
 	}

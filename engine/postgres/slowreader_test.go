@@ -134,7 +134,7 @@ func changeWhileListing(t *testing.T, s *postgres.Store, n int) {
 	if _, err := s.Update(ctx, obj); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Delete(ctx, key(1300-n), 0); err != nil {
+	if _, err := s.Delete(ctx, engine.Object{Key: key(1300 - n)}); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, newObject(pipes, "default", fmt.Sprintf("p%04d-new-%d", 1200, n), nil))

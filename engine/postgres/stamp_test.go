@@ -46,7 +46,7 @@ func TestWritesStampTheirResourceVersion(t *testing.T) {
 			}
 			checkStamped(t, s, "update", key, updated)
 
-			deleted, err := s.Delete(ctx, key, 0)
+			deleted, err := s.Delete(ctx, engine.Object{Key: key})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -105,7 +105,7 @@ func TestWatchEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deleted, err := s.Delete(ctx, created.Key, 0)
+	deleted, err := s.Delete(ctx, engine.Object{Key: created.Key})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("Get after update = %+v %s, %v; want %s", got, got.Body, err, updated.Body)
 	}
 
-	deleted, err := s.Delete(ctx, in.Key, 0)
+	deleted, err := s.Delete(ctx, engine.Object{Key: in.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestDeletePreconditions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.Delete(context.Background(), tt.key, tt.rv)
+			_, err := s.Delete(context.Background(), engine.Object{Key: tt.key, ResourceVersion: tt.rv})
 			if tt.code == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -209,7 +209,7 @@ func TestResourceVersionsIncrease(t *testing.T) {
 			check("update "+name, obj, err)
 		}
 	}
-	obj, err := s.Delete(ctx, engine.ObjectKey{Resource: pipes, Namespace: "default", Name: "pipes0"}, 0)
+	obj, err := s.Delete(ctx, engine.Object{Key: engine.ObjectKey{Resource: pipes, Namespace: "default", Name: "pipes0"}})
 	check("delete", obj, err)
 }
 

@@ -140,8 +140,8 @@ func (s *Service) updateStored(ctx context.Context, o engine.Object) (engine.Obj
 }
 
 // deleteStored is the store's Delete, the entry dropped whatever came of it.
-func (s *Service) deleteStored(ctx context.Context, key engine.ObjectKey, rv int64) (engine.Object, error) {
-	last, err := s.storage.Delete(ctx, key, rv)
-	s.forget(key)
+func (s *Service) deleteStored(ctx context.Context, stored engine.Object) (engine.Object, error) {
+	last, err := s.storage.Delete(ctx, stored)
+	s.forget(stored.Key)
 	return last, err
 }

@@ -159,7 +159,7 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 		w.result.object, err = s.answer(ctx, w, updated, bytes.Equal(stored.Body, w.Object))
 		return err
 	}
-	last, err := s.deleteStored(ctx, updated.Key, updated.ResourceVersion)
+	last, err := s.deleteStored(ctx, updated)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func (s *Service) commitDelete(ctx context.Context, w *Write) (engine.Object, er
 func (s *Service) commitDeleteOnce(ctx context.Context, w *Write) (engine.Object, error) {
 	marked := gjson.GetBytes(w.stored.Body, "metadata.deletionTimestamp").Exists()
 	if !w.pending {
-		last, err := s.deleteStored(ctx, w.stored.Key, w.stored.ResourceVersion)
+		last, err := s.deleteStored(ctx, w.stored)
 		if err != nil {
 			return last, err
 		}

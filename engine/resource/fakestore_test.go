@@ -59,7 +59,8 @@ func (m *memStore) Update(_ context.Context, o engine.Object) (engine.Object, er
 	return m.put(o)
 }
 
-func (m *memStore) Delete(_ context.Context, key engine.ObjectKey, expectedRV int64) (engine.Object, error) {
+func (m *memStore) Delete(_ context.Context, last engine.Object) (engine.Object, error) {
+	key, expectedRV := last.Key, last.ResourceVersion
 	cur, ok := m.objects[key]
 	if !ok {
 		return engine.Object{}, engine.NewNotFound(key.Resource, key.Name)
