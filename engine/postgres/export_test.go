@@ -11,6 +11,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 	"github.com/dynapi/dynapi/engine/watch"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -153,17 +154,17 @@ func sqlLiteral(v any) string {
 // takes itself. taken, if not nil, runs once every statement waits in the
 // batch.
 func InOneBatch(s *Store, taken func(), fns ...func()) {
-	inOneBatch(s, (*batcher).pipelined, taken, fns...)
+	inOneBatch(s, s.writePool, (*batcher).pipelined, taken, fns...)
 }
 
 // GetsInOneBatch is InOneBatch for gets, sent together as the batcher of
 // s's reads sends them.
 func GetsInOneBatch(s *Store, fns ...func()) {
-	inOneBatch(s, getsTogether, nil, fns...)
+	inOneBatch(s, s.pool, getsTogether, nil, fns...)
 }
 
-func inOneBatch(s *Store, together func(*batcher, context.Context, []*call), taken func(), fns ...func()) {
-	b := newBatcher(s.pool, 0, prometheus.NewHistogram(prometheus.HistogramOpts{Name: "unused"}), together)
+func inOneBatch(s *Store, pool *pgxpool.Pool, together func(*batcher, context.Context, []*call), taken func(), fns ...func()) {
+	b := newBatcher(pool, 0, prometheus.NewHistogram(prometheus.HistogramOpts{Name: "unused"}), together)
 	writes, reads := s.writes, s.reads
 	s.writes, s.reads = b, b
 	defer func() { s.writes, s.reads = writes, reads }()
@@ -292,8 +293,11 @@ func Watermark(s *Store) (int64, bool) {
 
 // The statements whose plans tests check.
 const (
-	PollSQL = pollSQL
-	GetsSQL = getsSQL
+	PollSQL    = pollSQL
+	GetsSQL    = getsSQL
+	CreatesSQL = createsSQL
+	UpdatesSQL = updatesSQL
+	DeletesSQL = deletesSQL
 )
 
 // GenericPlans returns the generic plans (EXPLAIN) of sql prepared by name,
@@ -323,14 +327,17 @@ func GenericPlans(ctx context.Context, s *Store, sql string, args ...string) ([]
 	return plans, nil
 }
 
+// The pools of a Store, for PlansMade.
+const (
+	RequestPool = iota
+	WritePool
+	BackgroundPool
+)
+
 // PlansMade sums the generic and the custom plans PostgreSQL made for the
-// prepared statement sql on the idle connections of s's pool, or of its
-// background pool.
-func PlansMade(ctx context.Context, s *Store, background bool, sql string) (generic, custom int64, err error) {
-	pool := s.pool
-	if background {
-		pool = s.background
-	}
+// prepared statement sql on the idle connections of one of s's pools.
+func PlansMade(ctx context.Context, s *Store, which int, sql string) (generic, custom int64, err error) {
+	pool := []*pgxpool.Pool{RequestPool: s.pool, WritePool: s.writePool, BackgroundPool: s.background}[which]
 	for _, conn := range pool.AcquireAllIdle(ctx) {
 		var g, c int64
 		err = errors.Join(err, conn.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)

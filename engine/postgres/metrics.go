@@ -39,7 +39,7 @@ func (m *storeMetrics) recount() {
 }
 
 // newStoreMetrics registers the Store's metrics with reg; nil when reg is.
-func newStoreMetrics(reg prometheus.Registerer, pool *pgxpool.Pool) *storeMetrics {
+func newStoreMetrics(reg prometheus.Registerer, pools ...*pgxpool.Pool) *storeMetrics {
 	if reg == nil {
 		return nil
 	}
@@ -60,7 +60,7 @@ func newStoreMetrics(reg prometheus.Registerer, pool *pgxpool.Pool) *storeMetric
 			[]string{"group", "resource"}),
 		recounted: make(chan struct{}, 1),
 	}
-	reg.MustRegister(m.latency, m.objects, m.resourceObjects, poolCollector{pool})
+	reg.MustRegister(m.latency, m.objects, m.resourceObjects, poolCollector{pools})
 	return m
 }
 

@@ -143,8 +143,9 @@ func firstPage(t *testing.T, s *postgres.Store, limit int64) string {
 // TestPlannedOnce: the statements run most often, whose custom plans differ
 // only in their arguments, are planned once per connection, and the plan
 // kept is the index scan a custom plan makes: the poller's read of the log
-// from W at its start and near its end (the background pool), and the gets
-// read together (genericPlanSQL).
+// from W at its start and near its end (the background pool), the gets
+// read together (genericPlanSQL), and the writes of small batches merged
+// (the write pool).
 func TestPlannedOnce(t *testing.T) {
 	url := pgtest.Open(t)
 	populate(t, url, 20000)
@@ -163,14 +164,19 @@ func TestPlannedOnce(t *testing.T) {
 		})
 	}
 	gets.Wait()
+	writeInSmallBatches(t, s)
 	tests := []struct {
 		name       string
-		background bool
+		pool       int
 		sql, index string
 		args       []string
 	}{
-		{"poll", true, postgres.PollSQL, "Index Scan using events_pkey on events", []string{"(0, 1000, '{}', true)", "(19990, 1000, '{}', true)"}},
-		{"gets", false, postgres.GetsSQL, "Index Scan using objects_pkey on objects", []string{"('{pipes.example.com}', '{default}', '{p1}')"}},
+		{"poll", postgres.BackgroundPool, postgres.PollSQL, "Index Scan using events_pkey on events", []string{"(0, 1000, '{}', true)", "(19990, 1000, '{}', true)"}},
+		{"gets", postgres.RequestPool, postgres.GetsSQL, "Index Scan using objects_pkey on objects", []string{"('{pipes.example.com}', '{default}', '{p1}')"}},
+		{"creates", postgres.WritePool, postgres.CreatesSQL, "", nil},
+		{"updates", postgres.WritePool, postgres.UpdatesSQL, "", nil},
+		{"deletes", postgres.WritePool, postgres.DeletesSQL, "Index Scan using objects_pkey on objects",
+			[]string{"('{pipes.example.com}', '{default}', '{p1}', '{0}')"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,7 +185,7 @@ func TestPlannedOnce(t *testing.T) {
 			var generic, custom int64
 			var err error
 			for range 50 {
-				if generic, custom, err = postgres.PlansMade(ctx, s, tt.background, tt.sql); err != nil || generic > 0 {
+				if generic, custom, err = postgres.PlansMade(ctx, s, tt.pool, tt.sql); err != nil || generic > 0 {
 					break
 				}
 				time.Sleep(20 * time.Millisecond)
@@ -200,5 +206,39 @@ func TestPlannedOnce(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// writeInSmallBatches writes pipes in batches of two creates, two updates
+// and two deletes, each pair merged into one statement (see groupWrites),
+// more often than PostgreSQL plans a prepared statement before it weighs
+// a generic plan.
+func writeInSmallBatches(t *testing.T, s *postgres.Store) {
+	t.Helper()
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	for b := range 8 {
+		var objs [4]engine.Object
+		for i := range objs {
+			obj, err := s.Get(ctx, engine.ObjectKey{Resource: pipes, Namespace: "default", Name: fmt.Sprintf("p%d", 1001+b*4+i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs[i] = obj
+		}
+		errs := make([]error, 6)
+		postgres.InOneBatch(s, nil,
+			func() { _, errs[0] = s.Create(ctx, newObject(pipes, "default", fmt.Sprintf("new-%d-a", b), nil)) },
+			func() { _, errs[1] = s.Create(ctx, newObject(pipes, "default", fmt.Sprintf("new-%d-b", b), nil)) },
+			func() { _, errs[2] = s.Update(ctx, objs[0]) },
+			func() { _, errs[3] = s.Update(ctx, objs[1]) },
+			func() { _, errs[4] = s.Delete(ctx, objs[2]) },
+			func() { _, errs[5] = s.Delete(ctx, objs[3]) },
+		)
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("batch %d, write %d: %v", b, i, err)
+			}
+		}
 	}
 }
