@@ -173,6 +173,8 @@ func TestPlannedOnce(t *testing.T) {
 	}{
 		{"poll", postgres.BackgroundPool, postgres.PollSQL, "Index Scan using events_pkey on events", []string{"(0, 1000, '{}', true)", "(19990, 1000, '{}', true)"}},
 		{"gets", postgres.RequestPool, postgres.GetsSQL, "Index Scan using objects_pkey on objects", []string{"('{pipes.example.com}', '{default}', '{p1}')"}},
+		// The merged creates and updates: their plans counted, not shown
+		// (a dozen array arguments each); the deletes' shown too.
 		{"creates", postgres.WritePool, postgres.CreatesSQL, "", nil},
 		{"updates", postgres.WritePool, postgres.UpdatesSQL, "", nil},
 		{"deletes", postgres.WritePool, postgres.DeletesSQL, "Index Scan using objects_pkey on objects",
