@@ -156,6 +156,13 @@ func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastRe
 func (c *Client) read(ctx context.Context, req *Request, u *url.URL, resp *http.Response) ([]byte, int, string, error) {
 	code := resp.StatusCode
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
+	if err == nil && ctx.Err() != nil {
+		// The answer came as the deadline passed. Go's transport hands over
+		// a response it read while closing the connection, and a webhook
+		// that stops when its request is canceled answers that with an
+		// empty 200: past the deadline the call failed, whatever came.
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		err = &url.Error{Op: "Post", URL: u.String(), Err: err}
 		return nil, code, failureReason(ctx, err), callError(req.Name, err, nil, code)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -230,6 +231,45 @@ func TestCallFailures(t *testing.T) {
 			}
 			if n := testutil.ToFloat64(c.metrics.failures.WithLabelValues("w", "validating", tt.reason)); n != 1 {
 				t.Errorf("dynapi_webhook_failures_total{reason=%q} = %v, want 1", tt.reason, n)
+			}
+		})
+	}
+}
+
+// TestAnswerPastDeadline: an answer read once the call's deadline has
+// passed is the deadline's failure, not what the webhook sent. Go's
+// transport can hand over such an answer when it races the deadline, and
+// a webhook that stops on cancellation sends an empty 200 then (this made
+// an admission test fail once in CI, "0-length response").
+func TestAnswerPastDeadline(t *testing.T) {
+	t.Parallel()
+	u, err := url.Parse("https://hook.example/validate?timeout=1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		ctx    func() (context.Context, context.CancelFunc)
+		want   string
+		reason string
+	}{
+		{"deadline passed", func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		}, `failed calling webhook "w": failed to call webhook: Post "https://hook.example/validate?timeout=1s": context deadline exceeded`, FailTimeout},
+		{"caller gone", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx, cancel
+		}, `failed calling webhook "w": failed to call webhook: Post "https://hook.example/validate?timeout=1s": context canceled`, FailCanceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := tt.ctx()
+			defer cancel()
+			resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(""))}
+			body, _, reason, err := New(Options{}).read(ctx, &Request{Name: "w"}, u, resp)
+			if body != nil || err == nil || err.Error() != tt.want || reason != tt.reason {
+				t.Errorf("read = %q, %q, %v; want nil, %q, %s", body, reason, err, tt.reason, tt.want)
 			}
 		})
 	}

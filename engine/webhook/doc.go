@@ -22,7 +22,8 @@
 //   - One transport per (caBundle, server name, protocol), kept in a small
 //     LRU cache: a call reuses connections and never builds a transport.
 //   - A timeout per call (DefaultTimeout, at most MaxTimeout), sent to the
-//     webhook as the ?timeout= parameter as client-go sends it; a bound on
+//     webhook as the ?timeout= parameter as client-go sends it (an answer
+//     that races the deadline counts as late: the call failed); a bound on
 //     the response size (kube has none: a hostile or broken webhook could
 //     otherwise make dynapi read without end).
 //
