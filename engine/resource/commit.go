@@ -154,12 +154,24 @@ func (s *Service) storeUpdate(ctx context.Context, w *Write) error {
 	// object, and no later stage marks it; read there rather than looked
 	// up in the body, whose metadata holds its managedFields by now
 	// (10,000 instructions of a PUT, callgrind)
-	if w.Meta.DeletionTimestamp == nil || hasFinalizers(w.Object) ||
-		!w.strategy.Finalized(updated.Body) {
+	answer := func() error {
 		w.result.object, err = s.answer(ctx, w, updated, bytes.Equal(stored.Body, w.Object))
 		return err
 	}
+	if w.Meta.DeletionTimestamp == nil || hasFinalizers(w.Object) ||
+		!w.strategy.Finalized(updated.Body) {
+		return answer()
+	}
 	last, err := s.deleteStored(ctx, updated)
+	if code := engine.ErrorCode(err); code == engine.CodeNotFound || code == engine.CodeConflict {
+		// Another writer came between the update and its delete: a delete
+		// of the finalized object (the namespace finalizer's, the
+		// collector's) or a change. The update happened: it is answered
+		// with what it wrote, as kube-apiserver answers an update whose
+		// delete found the object gone; what follows the change is its
+		// writer's.
+		return answer()
+	}
 	if err != nil {
 		return err
 	}

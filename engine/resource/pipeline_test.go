@@ -86,6 +86,70 @@ func gadget(name, spec, status string, meta ...string) string {
 }
 
 // stored returns the stored body of name ("" when there is none).
+// writeBetween is a memStore on which another writer writes, once, right
+// after an update of the pipeline's: between the update that removes a
+// marked object's last finalizer and the delete that follows it.
+type writeBetween struct {
+	*memStore
+	between func(m *memStore, updated engine.Object)
+}
+
+func (w *writeBetween) Update(ctx context.Context, o engine.Object) (engine.Object, error) {
+	updated, err := w.memStore.Update(ctx, o)
+	if err == nil && w.between != nil {
+		w.between(w.memStore, updated)
+		w.between = nil
+	}
+	return updated, err
+}
+
+// TestPipelineFinalizedUpdateRace: the update that removes the last
+// finalizer of a marked object stands when another writer deletes or
+// changes the object before the update's own delete: it answers with the
+// object it wrote, as kube-apiserver answers an update whose delete found
+// the object gone, rather than a NotFound (the namespace finalizer's
+// delete made a client's PATCH fail so) or a Conflict for a write that
+// happened (and a retry that would patch the other writer's object).
+func TestPipelineFinalizedUpdateRace(t *testing.T) {
+	tests := []struct {
+		name    string
+		between func(m *memStore, updated engine.Object)
+		gone    bool
+	}{
+		{"deleted by another", func(m *memStore, updated engine.Object) { delete(m.objects, updated.Key) }, true},
+		{"changed by another", func(m *memStore, updated engine.Object) {
+			updated.Body = []byte(strings.Replace(string(updated.Body), `"metadata":{`, `"metadata":{"finalizers":["x/z"],`, 1))
+			if _, err := m.put(updated); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPipeline(t, nil)
+			ctx := context.Background()
+			if _, err := p.service.Patch(ctx, p.target, "g", MergePatch, []byte(`{"metadata":{"finalizers":["x/y"]}}`), WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := p.service.Delete(ctx, p.target, "g", DeleteOptions{}); err != nil || !res.Pending {
+				t.Fatalf("delete: %v pending %v", err, res.Pending)
+			}
+			s := New(&writeBetween{memStore: p.store, between: tt.between})
+			s.Now = p.service.Now
+			res, err := s.Patch(ctx, p.target, "g", MergePatch, []byte(`{"metadata":{"finalizers":null}}`), WriteOptions{})
+			if err != nil {
+				t.Fatalf("patch: %v", err)
+			}
+			if answer := gjson.ParseBytes(res.Object); answer.Get("metadata.name").String() != "g" || answer.Get("metadata.finalizers").Exists() {
+				t.Errorf("answer = %s; want g as the patch wrote it, without finalizers", res.Object)
+			}
+			if stored := p.stored("g"); stored.Exists() == tt.gone {
+				t.Errorf("stored after the race: %s; want gone %v", stored.Raw, tt.gone)
+			}
+		})
+	}
+}
+
 func (p *pipeline) stored(name string) gjson.Result {
 	o, ok := p.store.objects[p.target.key(name)]
 	if !ok {
