@@ -213,6 +213,8 @@ func (b *batcher) pipelined(ctx context.Context, calls []*call) {
 		failed = failed || errors.As(g.err, &pgErr)
 	}
 	closeErr := results.Close()
+	var pgErr *pgconn.PgError
+	failed = failed || errors.As(closeErr, &pgErr) // a commit refused rolls back
 	for _, g := range groups {
 		for _, c := range g.calls {
 			switch {

@@ -122,6 +122,38 @@ func TestBatchFailureRunsEachAlone(t *testing.T) {
 	}
 }
 
+// TestBatchCommitRefusedRunsEachAlone: when PostgreSQL refuses a batch's
+// commit (here a deferred constraint trigger refuses one row), nothing of
+// it happened, and each write runs again alone: only the refused one
+// fails.
+func TestBatchCommitRefusedRunsEachAlone(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	createNamespace(t, s, "default")
+	if err := postgres.ExecForTest(ctx, s, `
+		CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+		CREATE CONSTRAINT TRIGGER refuse AFTER INSERT ON objects DEFERRABLE INITIALLY DEFERRED
+			FOR EACH ROW WHEN (NEW.name = 'refused') EXECUTE FUNCTION refuse()`); err != nil {
+		t.Fatal(err)
+	}
+	objs := []engine.Object{newObject(pipes, "default", "a", nil), newObject(pipes, "default", "refused", nil), newObject(pipes, "default", "z", nil)}
+	var errs [3]error
+	postgres.InOneBatch(s, nil,
+		func() { _, errs[0] = s.Create(ctx, objs[0]) },
+		func() { _, errs[1] = s.Create(ctx, objs[1]) },
+		func() { _, errs[2] = s.Create(ctx, objs[2]) },
+	)
+	if errs[0] != nil || errs[2] != nil || errs[1] == nil {
+		t.Fatalf("errors = %v; want only the refused create's", errs)
+	}
+	for i, want := range []engine.Code{"", engine.CodeNotFound, ""} {
+		if _, err := s.Get(ctx, objs[i].Key); engine.ErrorCode(err) != want {
+			t.Errorf("Get(%s) = %v; want code %q", objs[i].Key.Name, err, want)
+		}
+	}
+}
+
 // TestBatchSkipsCancelledCalls: a request whose context ended while it
 // waited in a batch is not run; the others are.
 func TestBatchSkipsCancelledCalls(t *testing.T) {
