@@ -17,7 +17,7 @@ import (
 	"github.com/dynapi/dynapi/engine"
 )
 
-// DefaultMaxBytes bounds a Cache unless told otherwise: about 4,500
+// DefaultMaxBytes bounds a Cache unless told otherwise: about 3,500
 // objects of 1.6 KB, whatever the number of objects stored.
 const DefaultMaxBytes = 8 << 20
 
